@@ -1,0 +1,26 @@
+# Library sources and C++ tests, listed explicitly.
+set(SLUICE_SOURCES
+  src/core/status.cc
+  src/core/types.cc
+  src/core/tensor.cc
+  src/core/thread_pool.cc
+  src/core/host_pool.cc
+  src/core/file_util.cc
+  src/io/source.cc
+  src/io/sampler.cc
+  src/codec/image_info.cc
+  src/codec/exif.cc
+  src/codec/jpeg_cpu.cc
+  src/codec/png.cc
+  src/codec/webp.cc
+  src/codec/decoder.cc
+  src/kernels/resize/resize_cpu.cc
+  src/kernels/normalize/normalize_cpu.cc
+  src/kernels/orient/orient_cpu.cc
+  src/ops/transforms.cc
+  src/ops/transform_ops.cc
+  src/pipeline/plan.cc
+  src/pipeline/sample_processor.cc
+  src/pipeline/executor.cc
+  src/pipeline/loader.cc
+)

@@ -1,0 +1,132 @@
+// Loader: reads a Source, decodes and transforms every sample of an epoch, and hands out batches
+// (images and labels as Tensors, exportable through DLPack).
+//
+//   auto source = sluice::Source::ImageFolder("data/train");
+//   sluice::LoaderOptions opt;
+//   opt.batch_size = 256;
+//   opt.shuffle = true;
+//   auto loader = sluice::Loader::Create(*source, {sluice::transforms::RandomResizedCrop{224, 224},
+//                                                  sluice::transforms::RandomHorizontalFlip{}},
+//                                        opt);
+//   for (int epoch = 0; epoch < 90; ++epoch) {
+//     (*loader)->StartEpoch(epoch);
+//     while (true) {
+//       auto batch = (*loader)->Next();       // Result<std::optional<Batch>>
+//       if (!batch.ok()) { /* a bad file, named in batch.status() */ break; }
+//       if (!*batch) break;                   // end of epoch
+//       Use((*batch)->images, (*batch)->labels);
+//     }
+//   }
+//
+// Work runs on the loader's own threads: I/O threads read files ahead, compute threads decode
+// and transform one sample each, writing straight into the batch. At most `prefetch` batches
+// are prepared ahead of the consumer.
+//
+// Thread-safety: one thread drives a Loader (StartEpoch, Next); stats() may be called from any
+// thread. Batches handed out stay valid after the Loader is destroyed.
+#ifndef SLUICE_LOADER_H_
+#define SLUICE_LOADER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sluice/source.h"
+#include "sluice/status.h"
+#include "sluice/tensor.h"
+#include "sluice/transforms.h"
+#include "sluice/types.h"
+
+namespace sluice {
+
+struct LoaderOptions {
+  int batch_size = 256;                     // samples per batch, >= 1
+  bool shuffle = false;                     // a new permutation every epoch
+  uint64_t seed = 0;                        // drives shuffling and every random transform
+  LastBatch last_batch = LastBatch::kPartial;
+  DType dtype = DType::kFloat32;            // of the images; float is scaled to [0, 1] first
+  Layout layout = Layout::kNCHW;
+  OnError on_error = OnError::kRaise;
+  Device device;                            // CPU only in this build
+  int num_threads = 0;                      // compute threads; 0 = every CPU this process may use
+  int io_threads = 0;                       // file-reading threads; 0 = 2
+  int prefetch = 2;                         // batches prepared ahead of the consumer, >= 1
+  bool dct_scaling = true;                  // JPEG: decode at 1/2, 1/4, 1/8 when the resize
+                                            // shrinks the region at least that much
+};
+
+struct Batch {
+  Tensor images;                 // N x 3 x H x W (NCHW) or N x H x W x 3 (NHWC)
+  Tensor labels;                 // N, int64
+  std::vector<int64_t> indices;  // dataset index of each sample
+  int64_t epoch = 0;
+  int64_t index = 0;             // batch number within the epoch
+};
+
+struct SkippedSample {
+  std::string path;
+  int64_t index = 0;   // dataset index
+  int64_t epoch = 0;
+  std::string reason;
+};
+
+// Counters since creation (or the last ResetStats). Stage times are summed over threads.
+struct LoaderStats {
+  int64_t samples = 0;        // samples delivered in batches
+  int64_t batches = 0;
+  int64_t bytes_read = 0;
+  double read_s = 0;          // reading files (I/O threads)
+  double decode_s = 0;        // header parse, parameter draw, decode, EXIF rotation
+  double transform_s = 0;     // resampling (crop, resize, flip, pad)
+  double collate_s = 0;       // scale, normalize, cast and layout into the batch
+  double wait_s = 0;          // time the consumer spent blocked in Next()
+  double wall_s = 0;          // time since creation or ResetStats
+  int num_threads = 0;
+  int io_threads = 0;
+  int64_t host_memory_in_use = 0;   // bytes, pooled buffers handed out
+  int64_t host_memory_peak = 0;
+  int64_t skipped_count = 0;
+  std::vector<SkippedSample> skipped;  // the first 1000
+};
+
+class Loader {
+ public:
+  // Validates everything before any work starts: options, transforms (the output size must be
+  // fixed), the device. Errors name the argument.
+  static Result<std::unique_ptr<Loader>> Create(Source source,
+                                                std::vector<transforms::Transform> transforms,
+                                                LoaderOptions options);
+  ~Loader();
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  int64_t num_samples() const;
+  int64_t num_batches() const;  // per epoch, exact for the last_batch policy
+  const Source& source() const;
+  const LoaderOptions& options() const;
+
+  // Starts epoch `epoch` from its first batch; work of a previous epoch not yet consumed is
+  // cancelled. REQUIRES: epoch >= 0.
+  Status StartEpoch(int64_t epoch);
+
+  // The next batch, std::nullopt at the end of the epoch. With on_error = kRaise, a batch that
+  // holds a bad file returns that file's error (path and reason) and is dropped; calling Next()
+  // again continues with the following batch. With kSkip, bad samples are left out of their
+  // batch and listed in stats().skipped.
+  // REQUIRES: StartEpoch() was called.
+  Result<std::optional<Batch>> Next();
+
+  LoaderStats stats() const;
+  void ResetStats();
+
+ private:
+  class Impl;
+  explicit Loader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_LOADER_H_

@@ -1,0 +1,13 @@
+// Umbrella header for the sluice C++ API.
+#ifndef SLUICE_SLUICE_H_
+#define SLUICE_SLUICE_H_
+
+#include "sluice/dlpack.h"
+#include "sluice/loader.h"
+#include "sluice/source.h"
+#include "sluice/status.h"
+#include "sluice/tensor.h"
+#include "sluice/transforms.h"
+#include "sluice/types.h"
+
+#endif  // SLUICE_SLUICE_H_

@@ -1,0 +1,60 @@
+// Tensor: a dense, row-major array with shared ownership of its memory, and its DLPack export.
+//
+// A Tensor is a view plus an owner: copies share the same memory, which is released (or returned
+// to the pool it came from) when the last copy and the last DLPack export are gone.
+//
+// Thread-safety: a Tensor value may be copied and read from any thread; writing the elements
+// concurrently is the caller's business.
+#ifndef SLUICE_TENSOR_H_
+#define SLUICE_TENSOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sluice/dlpack.h"
+#include "sluice/types.h"
+
+namespace sluice {
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Wraps `data` (kept alive by `owner`) as a compact row-major tensor.
+  Tensor(std::shared_ptr<void> owner, void* data, std::vector<int64_t> shape, DType dtype,
+         Device device = {});
+
+  // Allocates a CPU tensor with operator new (64-byte aligned); contents are uninitialized.
+  static Tensor Empty(std::vector<int64_t> shape, DType dtype);
+
+  void* data() const { return data_; }
+  template <typename T>
+  T* data_as() const { return static_cast<T*>(data_); }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t dim(int i) const { return shape_[static_cast<size_t>(i)]; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  DType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  int64_t numel() const;
+  size_t nbytes() const { return static_cast<size_t>(numel()) * DTypeSize(dtype_); }
+  bool defined() const { return data_ != nullptr || numel() == 0; }
+
+  // Same memory, new leading dimension (used to shrink a batch after skipped samples).
+  // REQUIRES: ndim() >= 1 and 0 <= n <= dim(0).
+  Tensor WithLeadingDim(int64_t n) const;
+
+  // A new DLManagedTensor that shares this tensor's memory. The consumer must call its deleter
+  // exactly once; the memory stays valid until then, even if every Tensor copy is gone.
+  DLManagedTensor* ToDLPack() const;
+
+ private:
+  std::shared_ptr<void> owner_;
+  void* data_ = nullptr;
+  std::vector<int64_t> shape_;
+  DType dtype_ = DType::kUInt8;
+  Device device_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_TENSOR_H_

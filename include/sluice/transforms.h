@@ -1,0 +1,79 @@
+// Transform descriptions, named and defined as in torchvision.transforms.v2.
+//
+// These are plain values: a loader compiles a list of them into a plan (see docs/design.md);
+// nothing runs op by op. Random choices come from the loader's seed, the epoch, the sample index
+// and the transform's position in the list, so a sample gets the same augmentation whatever the
+// thread, batch or device.
+//
+// Thread-safety: plain values.
+#ifndef SLUICE_TRANSFORMS_H_
+#define SLUICE_TRANSFORMS_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sluice/status.h"
+
+namespace sluice::transforms {
+
+enum class Interpolation : uint8_t { kBilinear, kBicubic };
+
+// Crop a random window (area fraction in `scale`, aspect ratio in `ratio`, log-uniform) and
+// resize it to height x width. The window is drawn from the file header before decoding, and
+// only that window is decoded.
+struct RandomResizedCrop {
+  int height = 0, width = 0;
+  std::array<double, 2> scale = {0.08, 1.0};
+  std::array<double, 2> ratio = {3.0 / 4.0, 4.0 / 3.0};
+  Interpolation interpolation = Interpolation::kBilinear;
+  bool antialias = true;
+};
+
+// Resize to height x width, or, when width == 0, so that the shorter edge is `height`
+// (torchvision's Resize(int)); `max_size` (0 = none) caps the longer edge in that mode.
+struct Resize {
+  int height = 0, width = 0;
+  int max_size = 0;
+  Interpolation interpolation = Interpolation::kBilinear;
+  bool antialias = true;
+};
+
+// Crop the centre height x width (zero-padded when the image is smaller, as torchvision does).
+struct CenterCrop {
+  int height = 0, width = 0;
+};
+
+// Crop a random height x width window, after optional constant padding (left, top, right,
+// bottom). `pad_if_needed` pads an image smaller than the crop on both sides, as torchvision.
+struct RandomCrop {
+  int height = 0, width = 0;
+  std::array<int, 4> padding = {0, 0, 0, 0};  // left, top, right, bottom
+  bool pad_if_needed = false;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+};
+
+struct RandomHorizontalFlip {
+  double p = 0.5;
+};
+
+// (x / 255 - mean) / std per channel, on RGB values in [0, 255]. Output dtype must be float.
+struct Normalize {
+  std::array<float, 3> mean = {0.f, 0.f, 0.f};
+  std::array<float, 3> std = {1.f, 1.f, 1.f};
+};
+
+using Transform =
+    std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip, Normalize>;
+
+// The torchvision class name of a transform, e.g. "RandomResizedCrop".
+const char* TransformName(const Transform& t);
+
+// Checks one transform's arguments. Errors name the transform and the argument.
+Status Validate(const Transform& t);
+
+}  // namespace sluice::transforms
+
+#endif  // SLUICE_TRANSFORMS_H_

@@ -1,0 +1,18 @@
+"""sluice: keeps GPUs fed. Reads, decodes and augments images in C++ and hands batches to PyTorch.
+
+    import sluice, sluice.transforms as T
+    loader = sluice.Loader("data/train", [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
+                                          T.Normalize(MEAN, STD)], batch_size=256, shuffle=True)
+    for images, labels in loader: ...
+"""
+from . import _core
+from ._core import DecodeError
+from ._loader import Loader
+from . import transforms
+
+__version__ = "0.1.0"
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+
+__all__ = ["Loader", "DecodeError", "transforms", "IMAGENET_MEAN", "IMAGENET_STD", "__version__"]

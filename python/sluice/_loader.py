@@ -1,0 +1,173 @@
+"""sluice.Loader: a torchvision-shaped data loader whose work runs in C++ threads."""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator, Sequence
+
+from . import _core
+from ._convert import resolve_output, to_array
+from .transforms import flatten
+
+__all__ = ["Loader"]
+
+_DTYPES = ("uint8", "float16", "float32")
+
+
+def _dtype_name(dtype: Any) -> str:
+    name = str(dtype).replace("torch.", "")
+    name = {"half": "float16", "float": "float32"}.get(name, name)
+    if name not in _DTYPES:
+        raise ValueError(f"dtype must be one of {_DTYPES} (or the torch/numpy equivalent), got {dtype!r}")
+    return name
+
+
+def _int_arg(name: str, value: Any, minimum: int, allow_none: bool = False) -> int:
+    if value is None and allow_none:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+class Loader:
+    """Reads, decodes and augments images in C++ threads and yields ``(images, labels)`` batches.
+
+    Args:
+        source: an ImageFolder root (one sub-folder per class, labelled as torchvision's
+            ``ImageFolder`` labels them), or a sequence of ``(path, label)`` pairs.
+        transform: sluice transforms (a list or ``sluice.transforms.Compose``). Geometry must
+            end in a fixed size so that images can be batched.
+        batch_size: samples per batch.
+        device: ``"cpu"`` (this build has no CUDA path yet).
+        shuffle: a new permutation of the dataset every epoch.
+        seed: drives the shuffle and every random transform.
+        last_batch: ``"partial"`` keeps a short last batch, ``"drop"`` drops it.
+        dtype: ``"float32"``, ``"float16"`` (values scaled to [0, 1], then normalized) or
+            ``"uint8"`` (raw pixels). torch dtypes are accepted.
+        layout: ``"NCHW"`` or ``"NHWC"``.
+        on_error: ``"raise"`` raises at the batch that holds a bad file, naming it;
+            ``"skip"`` leaves bad samples out and lists them in :meth:`stats`.
+        num_threads: compute threads (default: every CPU this process may use).
+        io_threads: file-reading threads (default 2).
+        prefetch: batches prepared ahead of the consumer.
+        dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much.
+        output: ``"torch"``, ``"numpy"`` or ``"auto"`` (torch when installed).
+
+    Iterating starts an epoch: the one given to :meth:`set_epoch`, else the one after the last
+    (0 first). Batches are yielded in order; images are ``N x 3 x H x W`` (or NHWC), labels
+    int64.
+    """
+
+    def __init__(self, source: Any, transform: Any = None, *, batch_size: int = 256,
+                 device: Any = "cpu", shuffle: bool = False, seed: int = 0,
+                 last_batch: str = "partial", dtype: Any = "float32", layout: str = "NCHW",
+                 on_error: str = "raise", num_threads: int | None = None,
+                 io_threads: int | None = None, prefetch: int = 2, dct_scaling: bool = True,
+                 output: str = "auto"):
+        if isinstance(source, os.PathLike):
+            source = os.fspath(source)
+        if not isinstance(source, str):
+            if not isinstance(source, Sequence) or isinstance(source, (bytes, bytearray)):
+                raise TypeError("source must be a directory path or a sequence of (path, label) pairs, "
+                                f"got {type(source).__name__}")
+            pairs = []
+            for i, item in enumerate(source):
+                if not (isinstance(item, Sequence) and len(item) == 2):
+                    raise TypeError(f"source[{i}] must be a (path, label) pair, got {item!r}")
+                path, label = item
+                if isinstance(label, bool) or not isinstance(label, int):
+                    raise TypeError(f"source[{i}]: label must be an int, got {label!r}")
+                pairs.append((os.fspath(path), int(label)))
+            source = pairs
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+        self._transforms = flatten(transform)
+        self._output = resolve_output(output)
+        self._batch_size = _int_arg("batch_size", batch_size, 1)
+        self._core = _core.Loader.create(
+            source, [t._spec() for t in self._transforms], self._batch_size, bool(shuffle), seed,
+            _choice("last_batch", last_batch, ("partial", "drop")), _dtype_name(dtype),
+            _choice("layout", layout, ("NCHW", "NHWC")), _choice("on_error", on_error, ("raise", "skip")),
+            str(device), _int_arg("num_threads", num_threads, 1, allow_none=True),
+            _int_arg("io_threads", io_threads, 1, allow_none=True), _int_arg("prefetch", prefetch, 1),
+            bool(dct_scaling))
+        self._next_epoch: int | None = None
+        self._last_epoch = -1
+        self._generation = 0
+
+    def __len__(self) -> int:
+        """Batches per epoch (exact for the last_batch policy)."""
+        return self._core.num_batches
+
+    @property
+    def num_samples(self) -> int:
+        return self._core.num_samples
+
+    @property
+    def classes(self) -> list[str]:
+        """Class names of an ImageFolder source, in label order."""
+        return self._core.classes
+
+    @property
+    def samples(self) -> list[tuple[str, int]]:
+        """The (path, label) list, as torchvision's ``ImageFolder.samples``."""
+        return self._core.samples
+
+    @property
+    def transforms(self) -> list:
+        return list(self._transforms)
+
+    def set_epoch(self, epoch: int) -> None:
+        """Use ``epoch`` for the next iteration (reshuffles and redraws augmentations)."""
+        self._next_epoch = _int_arg("epoch", epoch, 0)
+
+    def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        epoch = self._next_epoch if self._next_epoch is not None else self._last_epoch + 1
+        self._next_epoch = None
+        self._last_epoch = epoch
+        self._generation += 1
+        self._core.start_epoch(epoch)
+        return _EpochIterator(self, self._generation)
+
+    def stats(self) -> dict:
+        """Counters since creation or :meth:`reset_stats`: samples, batches, seconds per stage
+        (summed over threads), time the consumer waited, skipped files with reasons."""
+        return self._core.stats()
+
+    def reset_stats(self) -> None:
+        self._core.reset_stats()
+
+    def __repr__(self) -> str:
+        return (f"sluice.Loader({self.num_samples} samples, batch_size={self._batch_size}, "
+                f"{len(self)} batches, transforms={self._transforms!r})")
+
+
+class _EpochIterator:
+    def __init__(self, loader: Loader, generation: int):
+        self._loader = loader
+        self._generation = generation
+        self._done = False
+
+    def __iter__(self) -> "_EpochIterator":
+        return self
+
+    def __next__(self) -> tuple[Any, Any]:
+        if self._done:
+            raise StopIteration
+        if self._generation != self._loader._generation:
+            raise RuntimeError("this iterator was invalidated: a newer iter(loader) restarted the loader")
+        item = self._loader._core.next()
+        if item is None:
+            self._done = True
+            raise StopIteration
+        images, labels, _indices, _epoch, _index = item
+        out = self._loader._output
+        return to_array(images, out), to_array(labels, out)

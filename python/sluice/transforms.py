@@ -1,0 +1,280 @@
+"""Transforms with torchvision.transforms.v2's names, arguments and semantics.
+
+A list of these is compiled by :class:`sluice.Loader` into one plan per sample (the crop window is
+drawn from the file header, only that region is decoded, and the rest runs as one resampling pass
+plus one finish pass). Nothing here touches pixels in Python.
+
+Random parameters come from ``(seed, epoch, sample index, position in the list)``, so a sample
+gets the same augmentation whatever the thread count, batch size or device.
+"""
+from __future__ import annotations
+
+import enum
+import math
+import numbers
+from typing import Any, Iterable, Sequence
+
+from . import _core
+
+_C = _core.transforms
+
+__all__ = [
+    "InterpolationMode",
+    "Transform",
+    "Compose",
+    "RandomResizedCrop",
+    "Resize",
+    "CenterCrop",
+    "RandomCrop",
+    "RandomHorizontalFlip",
+    "Normalize",
+]
+
+
+class InterpolationMode(enum.Enum):
+    """The interpolation modes sluice implements (torchvision's names and values)."""
+
+    BILINEAR = "bilinear"
+    BICUBIC = "bicubic"
+
+
+def _interpolation(owner: str, value: Any) -> Any:
+    # Accepts sluice's or torchvision's InterpolationMode, or a string.
+    name = getattr(value, "value", value)
+    if isinstance(name, str) and name.lower() == "bilinear":
+        return _C.Interpolation.BILINEAR
+    if isinstance(name, str) and name.lower() == "bicubic":
+        return _C.Interpolation.BICUBIC
+    raise ValueError(f"{owner}: interpolation must be BILINEAR or BICUBIC, got {value!r}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _size(owner: str, size: Any, name: str = "size") -> tuple[int, int]:
+    """torchvision's _setup_size: int -> (s, s); [s] -> (s, s); (h, w) -> (h, w)."""
+    if _is_int(size):
+        h = w = int(size)
+    elif isinstance(size, Sequence) and len(size) in (1, 2) and all(_is_int(s) for s in size):
+        h, w = (int(size[0]), int(size[0])) if len(size) == 1 else (int(size[0]), int(size[1]))
+    else:
+        raise TypeError(
+            f"{owner}: {name} must be an int or a sequence of one or two ints, got {size!r}")
+    if h <= 0 or w <= 0:
+        raise ValueError(f"{owner}: {name} must be positive, got {size!r}")
+    return h, w
+
+
+def _pair(owner: str, name: str, value: Any) -> tuple[float, float]:
+    if not (isinstance(value, Sequence) and len(value) == 2
+            and all(isinstance(v, numbers.Real) for v in value)):
+        raise TypeError(f"{owner}: {name} must be a sequence of two numbers, got {value!r}")
+    a, b = float(value[0]), float(value[1])
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"{owner}: {name} must be finite, got {value!r}")
+    return a, b
+
+
+class Transform:
+    """Base class: a transform is a description that compiles to a C++ spec."""
+
+    def _spec(self) -> Any:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if not k.startswith("_"))
+        return f"{type(self).__name__}({args})"
+
+
+class Compose(Transform):
+    """A sequence of transforms (accepted wherever a list is)."""
+
+    def __init__(self, transforms: Iterable[Transform]):
+        self.transforms = list(transforms)
+        for i, t in enumerate(self.transforms):
+            if not isinstance(t, Transform):
+                raise TypeError(f"Compose: item {i} is {t!r}, not a sluice transform")
+
+    def _spec(self):  # pragma: no cover - flattened by the loader
+        raise TypeError("Compose is flattened by the loader")
+
+
+class RandomResizedCrop(Transform):
+    """Crop a random area/aspect-ratio window and resize it to ``size`` (antialiased)."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
+                 interpolation=InterpolationMode.BILINEAR, antialias: bool = True):
+        owner = "RandomResizedCrop"
+        self.size = _size(owner, size)
+        self.scale = _pair(owner, "scale", scale)
+        self.ratio = _pair(owner, "ratio", ratio)
+        if not (0 < self.scale[0] <= self.scale[1]):
+            raise ValueError(f"{owner}: scale must be (min, max) with 0 < min <= max, got {scale!r}")
+        if not (0 < self.ratio[0] <= self.ratio[1]):
+            raise ValueError(f"{owner}: ratio must be (min, max) with 0 < min <= max, got {ratio!r}")
+        self.interpolation = interpolation
+        self._interp = _interpolation(owner, interpolation)
+        self.antialias = bool(antialias)
+
+    def _spec(self):
+        s = _C.RandomResizedCrop()
+        s.height, s.width = self.size
+        s.scale, s.ratio = self.scale, self.ratio
+        s.interpolation, s.antialias = self._interp, self.antialias
+        return s
+
+
+class Resize(Transform):
+    """Resize to ``(h, w)``, or, given one int, so that the shorter edge has that length."""
+
+    def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None,
+                 antialias: bool = True):
+        owner = "Resize"
+        if _is_int(size) or (isinstance(size, Sequence) and len(size) == 1):
+            self.size = [_size(owner, size)[0]]
+        else:
+            self.size = list(_size(owner, size))
+        if max_size is not None:
+            if not _is_int(max_size) or max_size <= 0:
+                raise ValueError(f"{owner}: max_size must be a positive int, got {max_size!r}")
+            if len(self.size) != 1:
+                raise ValueError(f"{owner}: max_size is only allowed when size is a single int, "
+                                 f"got size={size!r}")
+            if max_size <= self.size[0]:
+                raise ValueError(f"{owner}: max_size = {max_size} must be strictly greater than the "
+                                 f"requested size for the smaller edge = {self.size[0]}")
+        self.max_size = max_size
+        self.interpolation = interpolation
+        self._interp = _interpolation(owner, interpolation)
+        self.antialias = bool(antialias)
+
+    def _spec(self):
+        s = _C.Resize()
+        s.height = self.size[0]
+        s.width = self.size[1] if len(self.size) == 2 else 0
+        s.max_size = self.max_size or 0
+        s.interpolation, s.antialias = self._interp, self.antialias
+        return s
+
+
+class CenterCrop(Transform):
+    """Crop the centre (zero-padded when the image is smaller than ``size``)."""
+
+    def __init__(self, size):
+        self.size = _size("CenterCrop", size)
+
+    def _spec(self):
+        s = _C.CenterCrop()
+        s.height, s.width = self.size
+        return s
+
+
+def _fill(owner: str, fill: Any) -> tuple[int, int, int]:
+    if _is_int(fill) or isinstance(fill, numbers.Real):
+        vals = [fill] * 3
+    elif isinstance(fill, Sequence) and len(fill) in (1, 3):
+        vals = list(fill) * (3 if len(fill) == 1 else 1)
+    else:
+        raise TypeError(f"{owner}: fill must be a number or a sequence of 1 or 3 numbers, got {fill!r}")
+    out = []
+    for v in vals:
+        if not isinstance(v, numbers.Real) or not 0 <= v <= 255:
+            raise ValueError(f"{owner}: fill values must be in [0, 255] (pixel values), got {fill!r}")
+        out.append(int(round(v)))
+    return tuple(out)  # type: ignore[return-value]
+
+
+class RandomCrop(Transform):
+    """Crop a random ``size`` window, after optional constant padding."""
+
+    def __init__(self, size, padding=None, pad_if_needed: bool = False, fill=0,
+                 padding_mode: str = "constant"):
+        owner = "RandomCrop"
+        self.size = _size(owner, size)
+        if padding is None:
+            pad = (0, 0, 0, 0)
+        elif _is_int(padding):
+            pad = (int(padding),) * 4
+        elif isinstance(padding, Sequence) and len(padding) in (1, 2, 4) and all(_is_int(p) for p in padding):
+            p = [int(v) for v in padding]
+            pad = (p[0],) * 4 if len(p) == 1 else ((p[0], p[1], p[0], p[1]) if len(p) == 2 else tuple(p))
+        else:
+            raise TypeError(f"{owner}: padding must be an int or a sequence of 1, 2 or 4 ints, "
+                            f"got {padding!r}")
+        if any(v < 0 for v in pad):
+            raise ValueError(f"{owner}: padding must be non-negative, got {padding!r}")
+        if padding_mode != "constant":
+            raise NotImplementedError(f"{owner}: padding_mode={padding_mode!r} is not supported; "
+                                      "only 'constant'")
+        self.padding = padding
+        self._pad = pad  # left, top, right, bottom
+        self.pad_if_needed = bool(pad_if_needed)
+        self.fill = fill
+        self._fill = _fill(owner, fill)
+        self.padding_mode = padding_mode
+
+    def _spec(self):
+        s = _C.RandomCrop()
+        s.height, s.width = self.size
+        s.padding = self._pad
+        s.pad_if_needed = self.pad_if_needed
+        s.fill = self._fill
+        return s
+
+
+class RandomHorizontalFlip(Transform):
+    """Mirror left-right with probability ``p``."""
+
+    def __init__(self, p: float = 0.5):
+        if not isinstance(p, numbers.Real) or isinstance(p, bool):
+            raise TypeError(f"RandomHorizontalFlip: p must be a number, got {p!r}")
+        if not 0.0 <= float(p) <= 1.0:
+            raise ValueError(f"RandomHorizontalFlip: p must be in [0, 1], got {p!r}")
+        self.p = float(p)
+
+    def _spec(self):
+        s = _C.RandomHorizontalFlip()
+        s.p = self.p
+        return s
+
+
+class Normalize(Transform):
+    """``(x - mean) / std`` per channel on values scaled to [0, 1], as torchvision."""
+
+    def __init__(self, mean, std, inplace: bool = False):
+        def three(name, v):
+            if isinstance(v, numbers.Real):
+                v = [v]
+            if not isinstance(v, Sequence) or len(v) not in (1, 3):
+                raise TypeError(f"Normalize: {name} must be a number or a sequence of 1 or 3 "
+                                f"numbers (RGB), got {v!r}")
+            vals = [float(x) for x in v] * (3 if len(v) == 1 else 1)
+            if not all(math.isfinite(x) for x in vals):
+                raise ValueError(f"Normalize: {name} must be finite, got {v!r}")
+            return tuple(vals)
+
+        self.mean = three("mean", mean)
+        self.std = three("std", std)
+        if any(s == 0 for s in self.std):
+            raise ValueError("Normalize: std evaluated to zero, leading to division by zero")
+        self.inplace = inplace
+
+    def _spec(self):
+        s = _C.Normalize()
+        s.mean, s.std = self.mean, self.std
+        return s
+
+
+def flatten(transform: Any) -> list[Transform]:
+    """A transform, a list of them or a Compose, as a flat list."""
+    if transform is None:
+        return []
+    if isinstance(transform, Compose):
+        return [t for item in transform.transforms for t in flatten(item)]
+    if isinstance(transform, Transform):
+        return [transform]
+    if isinstance(transform, (list, tuple)):
+        return [t for item in transform for t in flatten(item)]
+    raise TypeError(f"transform must be a sluice transform, a list of them or sluice.transforms."
+                    f"Compose, got {type(transform).__name__}: {transform!r}")

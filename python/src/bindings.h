@@ -1,0 +1,41 @@
+// Registration functions of the sluice._core module, one per bound concept, and the single
+// point where a Status becomes a Python exception.
+#ifndef SLUICE_PYTHON_BINDINGS_H_
+#define SLUICE_PYTHON_BINDINGS_H_
+
+#include <nanobind/nanobind.h>
+
+#include "sluice/status.h"
+#include "sluice/tensor.h"
+
+namespace sluice::python {
+
+namespace nb = nanobind;
+
+void RegisterErrors(nb::module_& m);
+void RegisterTensor(nb::module_& m);
+void RegisterTransforms(nb::module_& m);
+void RegisterLoader(nb::module_& m);
+void RegisterCodec(nb::module_& m);
+
+// Raises the Python exception for `status` (REQUIRES: !status.ok()). Never returns.
+[[noreturn]] void ThrowStatus(const Status& status);
+
+// Returns the value or raises.
+template <typename T>
+T Unwrap(Result<T> r) {
+  if (!r.ok()) ThrowStatus(r.status());
+  return std::move(r).value();
+}
+inline void Check(const Status& s) {
+  if (!s.ok()) ThrowStatus(s);
+}
+
+// A Tensor exposed to Python through the DLPack protocol (__dlpack__, __dlpack_device__).
+struct PyTensor {
+  Tensor tensor;
+};
+
+}  // namespace sluice::python
+
+#endif  // SLUICE_PYTHON_BINDINGS_H_

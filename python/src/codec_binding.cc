@@ -1,0 +1,170 @@
+// Codec and single-sample entry points: the dataset generator encodes with encode_jpeg; tests
+// compare decode/process_sample against PIL and torchvision on the same parameters.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+#include "bindings.h"
+#include "codec/decoder.h"
+#include "codec/jpeg_cpu.h"
+#include "pipeline/plan.h"
+#include "pipeline/sample_processor.h"
+
+namespace sluice::python {
+
+namespace {
+
+using U8Array = nb::ndarray<nb::numpy, uint8_t>;
+
+U8Array ToNumpy(std::vector<uint8_t>&& pixels, size_t h, size_t w) {
+  auto* owned = new std::vector<uint8_t>(std::move(pixels));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<uint8_t>*>(p); });
+  return U8Array(owned->data(), {h, w, size_t{3}}, owner);
+}
+
+nb::dict InfoToDict(const ImageInfo& info) {
+  nb::dict d;
+  d["format"] = ImageFormatName(info.format);
+  d["width"] = info.width;
+  d["height"] = info.height;
+  d["orientation"] = info.orientation;
+  d["components"] = info.components;
+  d["progressive"] = info.progressive;
+  d["subsampling"] = info.subsampling;
+  return d;
+}
+
+nb::dict MapToDict(const AxisMap& m) {
+  nb::dict d;
+  d["in_lo"] = m.in_lo;
+  d["in_hi"] = m.in_hi;
+  d["origin"] = m.origin;
+  d["scale"] = m.scale;
+  d["resized_len"] = m.resized_len;
+  d["out_off"] = m.out_off;
+  d["out_len"] = m.out_len;
+  d["flip"] = m.flip;
+  d["identity"] = m.identity;
+  return d;
+}
+
+}  // namespace
+
+void RegisterCodec(nb::module_& m) {
+  m.def("image_info", [](nb::bytes data) {
+    ImageDecoder decoder;
+    return InfoToDict(Unwrap(decoder.ReadHeader(static_cast<const uint8_t*>(data.data()), data.size())));
+  });
+
+  m.def(
+      "decode",
+      [](nb::bytes data, std::optional<std::tuple<int, int, int, int>> roi, int scale_denom) {
+        ImageDecoder decoder;
+        const auto* p = static_cast<const uint8_t*>(data.data());
+        const ImageInfo info = Unwrap(decoder.ReadHeader(p, data.size()));
+        DecodeRequest req;
+        req.scale_denom = scale_denom;
+        if (roi) {
+          req.roi = Rect{std::get<0>(*roi), std::get<1>(*roi), std::get<2>(*roi), std::get<3>(*roi)};
+        } else {
+          req.roi = Rect{0, 0, ScaledSize(info.width, scale_denom), ScaledSize(info.height, scale_denom)};
+        }
+        std::vector<uint8_t> pixels;
+        const Rect r = Unwrap(decoder.Decode(req, &pixels));
+        return nb::make_tuple(ToNumpy(std::move(pixels), static_cast<size_t>(r.h), static_cast<size_t>(r.w)),
+                              nb::make_tuple(r.x, r.y, r.w, r.h));
+      },
+      nb::arg("data"), nb::arg("roi") = nb::none(), nb::arg("scale_denom") = 1,
+      "Decodes stored pixels (no EXIF rotation) as RGB8; returns (array, (x, y, w, h)).");
+
+  m.def(
+      "encode_jpeg",
+      [](nb::ndarray<uint8_t, nb::c_contig, nb::device::cpu> image, int quality,
+         const std::string& subsampling, bool progressive, int exif_orientation) {
+        if (image.ndim() != 2 && !(image.ndim() == 3 && (image.shape(2) == 3 || image.shape(2) == 1)))
+          Check(InvalidArgument("encode_jpeg: expected an HxW or HxWx3 uint8 array"));
+        ImageView view;
+        view.data = image.data();
+        view.height = static_cast<int>(image.shape(0));
+        view.width = static_cast<int>(image.shape(1));
+        view.channels = image.ndim() == 3 ? static_cast<int>(image.shape(2)) : 1;
+        view.row_stride = static_cast<ptrdiff_t>(view.width) * view.channels;
+        Result<std::vector<uint8_t>> r = [&] {
+          nb::gil_scoped_release release;
+          return EncodeJpeg(view, quality, subsampling.c_str(), progressive, exif_orientation);
+        }();
+        std::vector<uint8_t> bytes = Unwrap(std::move(r));
+        return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      },
+      nb::arg("image"), nb::arg("quality") = 90, nb::arg("subsampling") = "420",
+      nb::arg("progressive") = false, nb::arg("exif_orientation") = 1);
+
+  m.def(
+      "draw_geometry",
+      [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed,
+         uint64_t epoch, uint64_t index) {
+        Plan plan = Unwrap(Plan::Create(std::move(list)));
+        SampleGeometry g;
+        Check(plan.Draw(width, height, SampleKey{seed, epoch, index}, &g));
+        nb::list out;
+        for (int i = 0; i < g.num_segments; ++i) {
+          const ResizeParams& p = g.segments[static_cast<size_t>(i)];
+          nb::dict d;
+          d["x"] = MapToDict(p.x);
+          d["y"] = MapToDict(p.y);
+          d["filter"] = p.filter == Filter::kBilinear ? "bilinear" : "bicubic";
+          d["antialias"] = p.antialias;
+          d["fill"] = nb::make_tuple(p.fill[0], p.fill[1], p.fill[2]);
+          out.append(d);
+        }
+        return out;
+      },
+      nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
+      nb::arg("epoch") = 0, nb::arg("index") = 0,
+      "The per-sample geometry the loader would draw (resampling segments, full resolution).");
+
+  m.def(
+      "process_sample",
+      [](nb::bytes data, std::vector<transforms::Transform> list, uint64_t seed, uint64_t epoch,
+         uint64_t index, const std::string& dtype, const std::string& layout, bool dct_scaling) {
+        Plan plan = Unwrap(Plan::Create(std::move(list)));
+        NormalizeParams finish;
+        finish.dtype = Unwrap(ParseDType(dtype));
+        finish.layout = Unwrap(ParseLayout(layout));
+        if (plan.normalize()) {
+          finish.normalize = true;
+          for (size_t c = 0; c < 3; ++c) {
+            finish.mean[c] = plan.normalize()->mean[c];
+            finish.std[c] = plan.normalize()->std[c];
+          }
+        }
+        SampleProcessor processor(plan, finish, dct_scaling);
+        const std::vector<int64_t> shape =
+            finish.layout == Layout::kNCHW
+                ? std::vector<int64_t>{3, plan.out_height(), plan.out_width()}
+                : std::vector<int64_t>{plan.out_height(), plan.out_width(), 3};
+        Tensor out = Tensor::Empty(shape, finish.dtype);
+        WorkerScratch scratch;
+        StageCounters counters;
+        std::string bytes(data.c_str(), data.size());
+        Status s;
+        {
+          nb::gil_scoped_release release;
+          s = processor.Process(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                SampleKey{seed, epoch, index}, &scratch, out.data(), &counters);
+        }
+        Check(s);
+        return PyTensor{out};
+      },
+      nb::arg("data"), nb::arg("transforms"), nb::arg("seed") = 0, nb::arg("epoch") = 0,
+      nb::arg("index") = 0, nb::arg("dtype") = "uint8", nb::arg("layout") = "NHWC",
+      nb::arg("dct_scaling") = true,
+      "Runs one encoded image through the loader's per-sample path; returns a DLPackTensor.");
+}
+
+}  // namespace sluice::python

@@ -1,0 +1,35 @@
+// The one place that maps Status codes to Python exceptions.
+#include "bindings.h"
+
+namespace sluice::python {
+
+namespace {
+PyObject* g_decode_error = nullptr;
+}
+
+void RegisterErrors(nb::module_& m) {
+  g_decode_error = PyErr_NewExceptionWithDoc(
+      "sluice.DecodeError",
+      "A file could not be decoded: it is corrupt, truncated, empty or not an image. "
+      "The message names the file and the reason.",
+      PyExc_ValueError, nullptr);
+  m.attr("DecodeError") = nb::handle(g_decode_error);
+}
+
+void ThrowStatus(const Status& status) {
+  PyObject* type = PyExc_RuntimeError;
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument: type = PyExc_ValueError; break;
+    case StatusCode::kNotFound: type = PyExc_FileNotFoundError; break;
+    case StatusCode::kIOError: type = PyExc_OSError; break;
+    case StatusCode::kCorruptData: type = g_decode_error; break;
+    case StatusCode::kUnsupported: type = PyExc_NotImplementedError; break;
+    case StatusCode::kOutOfRange: type = PyExc_IndexError; break;
+    case StatusCode::kResourceExhausted: type = PyExc_MemoryError; break;
+    default: type = PyExc_RuntimeError; break;
+  }
+  PyErr_SetString(type, status.message().c_str());
+  throw nb::python_error();
+}
+
+}  // namespace sluice::python

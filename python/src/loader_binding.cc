@@ -1,0 +1,121 @@
+// sluice._core.Loader: the C++ Loader with the GIL released while it works or waits.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "sluice/loader.h"
+
+namespace sluice::python {
+
+namespace {
+
+Source MakeSource(const nb::handle& source) {
+  if (nb::isinstance<nb::str>(source)) return Unwrap(Source::ImageFolder(nb::cast<std::string>(source)));
+  std::vector<Sample> samples;
+  for (nb::handle item : nb::iter(source)) {
+    auto pair = nb::cast<std::pair<std::string, int64_t>>(item);
+    samples.push_back(Sample{std::move(pair.first), pair.second});
+  }
+  return Unwrap(Source::FromList(std::move(samples)));
+}
+
+nb::dict StatsToDict(const LoaderStats& s) {
+  nb::dict d;
+  d["samples"] = s.samples;
+  d["batches"] = s.batches;
+  d["bytes_read"] = s.bytes_read;
+  nb::dict stages;
+  stages["read"] = s.read_s;
+  stages["decode"] = s.decode_s;
+  stages["transform"] = s.transform_s;
+  stages["collate"] = s.collate_s;
+  d["stage_seconds"] = stages;
+  d["wait_seconds"] = s.wait_s;
+  d["wall_seconds"] = s.wall_s;
+  d["num_threads"] = s.num_threads;
+  d["io_threads"] = s.io_threads;
+  d["host_memory_in_use"] = s.host_memory_in_use;
+  d["host_memory_peak"] = s.host_memory_peak;
+  d["skipped_count"] = s.skipped_count;
+  nb::list skipped;
+  for (const SkippedSample& k : s.skipped) {
+    nb::dict e;
+    e["path"] = k.path;
+    e["index"] = k.index;
+    e["epoch"] = k.epoch;
+    e["reason"] = k.reason;
+    skipped.append(e);
+  }
+  d["skipped"] = skipped;
+  return d;
+}
+
+}  // namespace
+
+void RegisterLoader(nb::module_& m) {
+  nb::class_<Loader>(m, "Loader")
+      .def_static(
+          "create",
+          [](nb::handle source, std::vector<transforms::Transform> transforms, int batch_size,
+             bool shuffle, uint64_t seed, const std::string& last_batch, const std::string& dtype,
+             const std::string& layout, const std::string& on_error, const std::string& device,
+             int num_threads, int io_threads, int prefetch, bool dct_scaling) {
+            Source src = MakeSource(source);
+            LoaderOptions o;
+            o.batch_size = batch_size;
+            o.shuffle = shuffle;
+            o.seed = seed;
+            o.last_batch = Unwrap(ParseLastBatch(last_batch));
+            o.dtype = Unwrap(ParseDType(dtype));
+            o.layout = Unwrap(ParseLayout(layout));
+            o.on_error = Unwrap(ParseOnError(on_error));
+            o.device = Unwrap(ParseDevice(device));
+            o.num_threads = num_threads;
+            o.io_threads = io_threads;
+            o.prefetch = prefetch;
+            o.dct_scaling = dct_scaling;
+            nb::gil_scoped_release release;
+            return Unwrap(Loader::Create(std::move(src), std::move(transforms), o));
+          },
+          nb::arg("source"), nb::arg("transforms"), nb::arg("batch_size"), nb::arg("shuffle"),
+          nb::arg("seed"), nb::arg("last_batch"), nb::arg("dtype"), nb::arg("layout"),
+          nb::arg("on_error"), nb::arg("device"), nb::arg("num_threads"), nb::arg("io_threads"),
+          nb::arg("prefetch"), nb::arg("dct_scaling"))
+      .def_prop_ro("num_samples", &Loader::num_samples)
+      .def_prop_ro("num_batches", &Loader::num_batches)
+      .def_prop_ro("classes", [](const Loader& l) { return l.source().classes(); })
+      .def_prop_ro("samples",
+                   [](const Loader& l) {
+                     nb::list out;
+                     for (const Sample& s : l.source().samples()) out.append(nb::make_tuple(s.path, s.label));
+                     return out;
+                   })
+      .def("start_epoch",
+           [](Loader& l, int64_t epoch) {
+             Status s;
+             {
+               nb::gil_scoped_release release;
+               s = l.StartEpoch(epoch);
+             }
+             Check(s);
+           })
+      .def("next",
+           [](Loader& l) -> nb::object {
+             Result<std::optional<Batch>> r = [&] {
+               nb::gil_scoped_release release;
+               return l.Next();
+             }();
+             std::optional<Batch> batch = Unwrap(std::move(r));
+             if (!batch) return nb::none();
+             return nb::make_tuple(PyTensor{batch->images}, PyTensor{batch->labels},
+                                   nb::cast(batch->indices), batch->epoch, batch->index);
+           })
+      .def("stats", [](const Loader& l) { return StatsToDict(l.stats()); })
+      .def("reset_stats", &Loader::ResetStats);
+}
+
+}  // namespace sluice::python

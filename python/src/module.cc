@@ -1,0 +1,11 @@
+#include "bindings.h"
+
+NB_MODULE(_core, m) {
+  using namespace sluice::python;
+  m.doc() = "sluice's C++ core (internal: use the sluice package)";
+  RegisterErrors(m);
+  RegisterTensor(m);
+  RegisterTransforms(m);
+  RegisterLoader(m);
+  RegisterCodec(m);
+}

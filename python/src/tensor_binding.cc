@@ -1,0 +1,44 @@
+// DLPackTensor: hands a sluice Tensor to torch.from_dlpack / numpy.from_dlpack without a copy.
+#include "bindings.h"
+
+namespace sluice::python {
+
+namespace {
+
+void DeleteUnconsumed(PyObject* capsule) {
+  // A consumer renames the capsule to "used_dltensor" and owns it from then on.
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+  }
+}
+
+}  // namespace
+
+void RegisterTensor(nb::module_& m) {
+  nb::class_<PyTensor>(m, "DLPackTensor")
+      .def(
+          "__dlpack__",
+          [](const PyTensor& self, nb::args, nb::kwargs) {
+            DLManagedTensor* managed = self.tensor.ToDLPack();
+            PyObject* capsule = PyCapsule_New(managed, "dltensor", DeleteUnconsumed);
+            if (capsule == nullptr) {
+              managed->deleter(managed);
+              throw nb::python_error();
+            }
+            return nb::steal(capsule);
+          })
+      .def("__dlpack_device__",
+           [](const PyTensor& self) {
+             const Device d = self.tensor.device();
+             return nb::make_tuple(d.type == DeviceType::kCPU ? 1 : 2, d.index);
+           })
+      .def_prop_ro("shape", [](const PyTensor& self) {
+        nb::list out;
+        for (int64_t d : self.tensor.shape()) out.append(d);
+        return nb::tuple(out);
+      })
+      .def_prop_ro("dtype", [](const PyTensor& self) { return DTypeName(self.tensor.dtype()); });
+}
+
+}  // namespace sluice::python

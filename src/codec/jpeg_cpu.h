@@ -1,0 +1,56 @@
+// JPEG decoding on the CPU with libjpeg-turbo: header peek, region-of-interest decode
+// (jpeg_crop_scanline / jpeg_skip_scanlines) and DCT-domain downscaling (1/2, 1/4, 1/8).
+//
+// Output is always RGB8 HWC: grayscale is replicated, CMYK/YCCK is converted as PIL's
+// convert("RGB") does (Adobe files store inverted CMYK). EXIF orientation is reported, not
+// applied (the caller rotates the decoded region).
+//
+// Errors name the reason only; the caller adds the file name. Libjpeg's data-corruption
+// warnings (truncated data, bad Huffman codes, lost sync) are errors here. When a region stops
+// above the last row, the rest of the entropy data is not decoded; truncation is still caught by
+// checking for the end-of-image marker, but damage below the region goes unnoticed.
+//
+// Thread-safety: a JpegDecoder is used by one thread at a time; use one per worker.
+#ifndef SLUICE_CODEC_JPEG_CPU_H_
+#define SLUICE_CODEC_JPEG_CPU_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "codec/image_info.h"
+#include "sluice/status.h"
+
+namespace sluice {
+
+class JpegDecoder {
+ public:
+  JpegDecoder();
+  ~JpegDecoder();
+  JpegDecoder(const JpegDecoder&) = delete;
+  JpegDecoder& operator=(const JpegDecoder&) = delete;
+
+  // Parses the header. `data` must stay valid until Decode() returns.
+  Result<ImageInfo> ReadHeader(const uint8_t* data, size_t size);
+
+  // Decodes `request` from the image whose header was read last, as RGB8 rows packed in
+  // `pixels` (resized as needed). Returns the region decoded, in the scaled stored image: it
+  // covers request.roi and may start further left (libjpeg aligns columns to iMCU boundaries).
+  // REQUIRES: the previous call was a successful ReadHeader().
+  Result<Rect> Decode(const DecodeRequest& request, std::vector<uint8_t>* pixels);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Encodes RGB (channels 3) or grayscale (channels 1) pixels as a baseline or progressive JPEG.
+// subsampling: "444", "422" or "420" (ignored for grayscale). `exif_orientation` 2..8 adds an
+// EXIF APP1 block with that tag (1 adds none). Used by the dataset generator and the tests.
+Result<std::vector<uint8_t>> EncodeJpeg(const ImageView& image, int quality,
+                                        const char* subsampling, bool progressive,
+                                        int exif_orientation = 1);
+
+}  // namespace sluice
+
+#endif  // SLUICE_CODEC_JPEG_CPU_H_

@@ -1,0 +1,54 @@
+// HostPool: a thread-safe cache of 64-byte-aligned host buffers in size classes.
+//
+// Loaders allocate the same sizes over and over (encoded files, batch outputs); the pool hands
+// freed buffers back out instead of going to the system each time, and reports the bytes in use
+// and their peak. Buffers handed to consumers (e.g. through DLPack) return to the pool when the
+// last reference goes, even after the pool's owner has been destroyed.
+//
+// Thread-safety: all methods may be called from any thread.
+#ifndef SLUICE_CORE_HOST_POOL_H_
+#define SLUICE_CORE_HOST_POOL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace sluice {
+
+class HostPool : public std::enable_shared_from_this<HostPool> {
+ public:
+  static std::shared_ptr<HostPool> Create();
+  ~HostPool();
+
+  // A buffer of at least `bytes` bytes (contents uninitialized), returned to the pool when the
+  // last shared_ptr copy is destroyed. Returns nullptr if the system is out of memory.
+  std::shared_ptr<uint8_t> Allocate(size_t bytes);
+
+  // Frees every cached (idle) buffer.
+  void Trim();
+
+  struct Usage {
+    int64_t in_use_bytes = 0;   // handed out and not yet returned
+    int64_t peak_bytes = 0;     // highest in_use_bytes since creation
+    int64_t cached_bytes = 0;   // idle, kept for reuse
+  };
+  Usage usage() const;
+
+  // The size class a request of `bytes` is rounded up to (exposed for tests).
+  static size_t RoundUp(size_t bytes);
+
+ private:
+  HostPool() = default;
+  void Release(uint8_t* p, size_t size_class);
+
+  mutable std::mutex mu_;
+  std::map<size_t, std::vector<uint8_t*>> free_;  // size class -> idle buffers
+  Usage usage_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_CORE_HOST_POOL_H_

@@ -1,0 +1,49 @@
+// ThreadPool: a fixed set of worker threads running tasks in submission (FIFO) order.
+//
+// Each task receives the index of the worker running it (0..size()-1), so callers can keep
+// per-worker scratch memory without locks.
+//
+// Thread-safety: Submit() may be called from any thread, including from inside a task.
+// The destructor finishes every queued task before it returns.
+#ifndef SLUICE_CORE_THREAD_POOL_H_
+#define SLUICE_CORE_THREAD_POOL_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace sluice {
+
+class ThreadPool {
+ public:
+  using Task = std::function<void(int worker)>;
+
+  // REQUIRES: num_threads >= 1. `name` shows in debuggers (truncated to 15 chars).
+  ThreadPool(int num_threads, std::string name);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
+  void Submit(Task task);
+
+  // Number of CPUs this process may run on (sched affinity), at least 1.
+  static int AvailableCpus();
+
+ private:
+  void WorkerLoop(int index);
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Task> queue_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_CORE_THREAD_POOL_H_

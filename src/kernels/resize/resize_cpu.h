@@ -1,0 +1,39 @@
+// CPU resize: PIL's fixed-point separable resampling (22-bit weights, horizontal pass into an
+// 8-bit intermediate, then vertical). Bit-exact with PIL's Image.resize for the same region.
+//
+// The kernel allocates nothing: the caller owns a ResizeScratch (one per thread) whose vectors
+// grow to the largest sample seen and are reused.
+//
+// Thread-safety: reentrant; a ResizeScratch is used by one thread at a time.
+#ifndef SLUICE_KERNELS_RESIZE_RESIZE_CPU_H_
+#define SLUICE_KERNELS_RESIZE_RESIZE_CPU_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/image_view.h"
+#include "kernels/resize/resize_params.h"
+
+namespace sluice {
+
+// Fixed-point taps of one axis, one row of `stride` coefficients per output pixel.
+struct AxisTaps {
+  std::vector<int32_t> first, count, coef;
+  std::vector<double> weights;  // staging for ComputeTaps
+  int stride = 0;
+};
+
+struct ResizeScratch {
+  AxisTaps x, y;
+  std::vector<uint8_t> mid;   // horizontal pass output
+  std::vector<int32_t> acc;   // vertical pass accumulators
+};
+
+// REQUIRES: out.width == p.x.out_len, out.height == p.y.out_len, 3 channels; every tap of a
+// non-padding output pixel lies inside `in`.
+void ResizeCpu(const ResizeParams& p, const ImageView& in, const MutableImageView& out,
+               ResizeScratch* scratch);
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNELS_RESIZE_RESIZE_CPU_H_

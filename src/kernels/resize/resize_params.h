@@ -1,0 +1,134 @@
+// Parameters and per-pixel math of the resize kernel, shared by the reference, the CPU and the
+// GPU versions.
+//
+// The algorithm is PIL's (and torchvision's antialiased resize): a separable filter whose support
+// widens with the downscale factor, horizontal pass first, rounding to 8 bits between the passes
+// and at the end. Crops, flips and constant padding ride along in the per-axis mapping, so a
+// "crop then resize then crop then flip" chain is one pass.
+#ifndef SLUICE_KERNELS_RESIZE_RESIZE_PARAMS_H_
+#define SLUICE_KERNELS_RESIZE_RESIZE_PARAMS_H_
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/hd.h"
+
+namespace sluice {
+
+enum class Filter : uint8_t { kBilinear, kBicubic };
+
+// How output pixels of one axis map onto the input buffer.
+//
+// Resized pixel i (0 <= i < resized_len) is centred at input coordinate
+// origin + (i + 0.5) * scale and reads input pixels in [in_lo, in_hi) only (the region the
+// resize sees: taps outside it are dropped and the rest renormalized, as when PIL resizes a
+// cropped image). Output pixel k shows resized pixel r = out_off + k, or out_off + out_len-1-k
+// when flipped; r outside [0, resized_len) is padding and gets the fill value.
+struct AxisMap {
+  int in_lo = 0, in_hi = 0;
+  double origin = 0.0;
+  double scale = 1.0;
+  int resized_len = 0;
+  int out_off = 0;
+  int out_len = 0;
+  bool flip = false;
+  // scale == 1 and origin an integer: resized pixel i is input pixel origin + i (no filtering).
+  bool identity = false;
+
+  SLUICE_HD int ResizedIndex(int k) const { return out_off + (flip ? out_len - 1 - k : k); }
+};
+
+struct ResizeParams {
+  AxisMap x, y;
+  Filter filter = Filter::kBilinear;
+  bool antialias = true;  // false: the filter keeps its support when downscaling
+  uint8_t fill[3] = {0, 0, 0};
+};
+
+SLUICE_HD double FilterSupport(Filter f) { return f == Filter::kBilinear ? 1.0 : 2.0; }
+
+SLUICE_HD double FilterWeight(Filter f, double x) {
+  if (x < 0.0) x = -x;
+  if (f == Filter::kBilinear) return x < 1.0 ? 1.0 - x : 0.0;
+  constexpr double a = -0.5;  // PIL's and torchvision's bicubic
+  if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0;
+  if (x < 2.0) return (((x - 5.0) * x + 8.0) * x - 4.0) * a;
+  return 0.0;
+}
+
+// Largest number of taps any output pixel of this axis can have.
+SLUICE_HD int MaxTaps(const AxisMap& m, Filter f, bool antialias) {
+  if (m.identity) return 1;
+  const double filterscale = antialias && m.scale > 1.0 ? m.scale : 1.0;
+  return static_cast<int>(std::ceil(FilterSupport(f) * filterscale)) * 2 + 1;
+}
+
+struct TapWindow {
+  int first = 0;  // input index of the first tap
+  int count = 0;  // 0: padding (fill)
+};
+
+// Taps of resized pixel `r`: the input window and, if `weights` is not null, the normalized
+// weights (weights[0..count)). Mirrors PIL's precompute_coeffs, computed relative to in_lo so
+// that a crop-then-resize gives PIL's exact weights.
+SLUICE_HD TapWindow ComputeTaps(const AxisMap& m, Filter f, bool antialias, int r,
+                                double* weights) {
+  TapWindow w;
+  if (r < 0 || r >= m.resized_len) return w;
+  if (m.identity) {
+    w.first = static_cast<int>(m.origin) + r;
+    w.count = 1;
+    if (weights != nullptr) weights[0] = 1.0;
+    return w;
+  }
+  const double filterscale = antialias && m.scale > 1.0 ? m.scale : 1.0;
+  const double support = FilterSupport(f) * filterscale;
+  const double ss = 1.0 / filterscale;
+  const double center = (m.origin - m.in_lo) + (r + 0.5) * m.scale;  // relative to in_lo
+  const int len = m.in_hi - m.in_lo;
+  int xmin = static_cast<int>(center - support + 0.5);
+  if (xmin < 0) xmin = 0;
+  int xmax = static_cast<int>(center + support + 0.5);
+  if (xmax > len) xmax = len;
+  xmax -= xmin;
+  if (xmax <= 0) {  // a centre outside the region (only with padding-like maps): nearest edge
+    xmin = center < 0 ? 0 : len - 1;
+    xmax = 1;
+    if (weights != nullptr) weights[0] = 1.0;
+    w.first = m.in_lo + xmin;
+    w.count = 1;
+    return w;
+  }
+  if (weights != nullptr) {
+    double total = 0.0;
+    for (int x = 0; x < xmax; ++x) {
+      const double v = FilterWeight(f, (x + xmin - center + 0.5) * ss);
+      weights[x] = v;
+      total += v;
+    }
+    if (total != 0.0)
+      for (int x = 0; x < xmax; ++x) weights[x] /= total;
+  }
+  w.first = m.in_lo + xmin;
+  w.count = xmax;
+  return w;
+}
+
+// The input span [*lo, *hi) that output pixels of this axis read (empty if all are padding).
+SLUICE_HD void InputSpan(const AxisMap& m, Filter f, bool antialias, int* lo, int* hi) {
+  int r0 = m.out_off, r1 = m.out_off + m.out_len - 1;  // resized indices shown
+  if (r0 < 0) r0 = 0;
+  if (r1 > m.resized_len - 1) r1 = m.resized_len - 1;
+  if (r0 > r1) {
+    *lo = *hi = 0;
+    return;
+  }
+  const TapWindow a = ComputeTaps(m, f, antialias, r0, nullptr);
+  const TapWindow b = ComputeTaps(m, f, antialias, r1, nullptr);
+  *lo = a.first;
+  *hi = b.first + b.count;
+}
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNELS_RESIZE_RESIZE_PARAMS_H_

@@ -1,0 +1,95 @@
+#include "ops/transform_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sluice {
+
+int RoundHalfEven(double v) { return static_cast<int>(std::nearbyint(v)); }
+
+Rect DrawResizedCropWindow(SampleRng& rng, int width, int height,
+                           const transforms::RandomResizedCrop& t) {
+  const double area = static_cast<double>(height) * width;
+  const double log_r0 = std::log(t.ratio[0]), log_r1 = std::log(t.ratio[1]);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const double target_area = area * rng.Uniform(t.scale[0], t.scale[1]);
+    const double aspect = std::exp(rng.Uniform(log_r0, log_r1));
+    const int w = RoundHalfEven(std::sqrt(target_area * aspect));
+    const int h = RoundHalfEven(std::sqrt(target_area / aspect));
+    if (0 < w && w <= width && 0 < h && h <= height) {
+      const int i = static_cast<int>(rng.RandInt(0, height - h + 1));
+      const int j = static_cast<int>(rng.RandInt(0, width - w + 1));
+      return Rect{j, i, w, h};
+    }
+  }
+  // Fallback to a central crop with the ratio clamped.
+  const double in_ratio = static_cast<double>(width) / height;
+  const double rmin = std::min(t.ratio[0], t.ratio[1]), rmax = std::max(t.ratio[0], t.ratio[1]);
+  int w, h;
+  if (in_ratio < rmin) {
+    w = width;
+    h = RoundHalfEven(w / rmin);
+  } else if (in_ratio > rmax) {
+    h = height;
+    w = RoundHalfEven(h * rmax);
+  } else {
+    w = width;
+    h = height;
+  }
+  return Rect{(width - w) / 2, (height - h) / 2, w, h};
+}
+
+void ResizedSize(int width, int height, const transforms::Resize& t, int* out_w, int* out_h) {
+  if (t.width > 0) {
+    *out_w = t.width;
+    *out_h = t.height;
+    return;
+  }
+  const bool w_short = width <= height;
+  const int64_t shorter = w_short ? width : height, longer = w_short ? height : width;
+  int64_t new_short = t.height;
+  int64_t new_long = static_cast<int64_t>(static_cast<double>(new_short * longer) / static_cast<double>(shorter));
+  if (t.max_size > 0 && new_long > t.max_size) {
+    new_short = static_cast<int64_t>(static_cast<double>(t.max_size * new_short) / static_cast<double>(new_long));
+    new_long = t.max_size;
+  }
+  *out_w = static_cast<int>(w_short ? new_short : new_long);
+  *out_h = static_cast<int>(w_short ? new_long : new_short);
+}
+
+AxisWindow CenterCropAxis(int len, int size) {
+  if (size > len) return AxisWindow{-((size - len) / 2), size};
+  return AxisWindow{RoundHalfEven((len - size) / 2.0), size};
+}
+
+Status DrawRandomCrop(SampleRng& rng, int width, int height, const transforms::RandomCrop& t,
+                      AxisWindow* x, AxisWindow* y) {
+  int pad_left = t.padding[0], pad_top = t.padding[1];
+  int padded_w = width + t.padding[0] + t.padding[2];
+  int padded_h = height + t.padding[1] + t.padding[3];
+  if (t.pad_if_needed) {
+    if (padded_h < t.height) {
+      const int diff = t.height - padded_h;
+      pad_top += diff;
+      padded_h += 2 * diff;
+    }
+    if (padded_w < t.width) {
+      const int diff = t.width - padded_w;
+      pad_left += diff;
+      padded_w += 2 * diff;
+    }
+  }
+  if (padded_h < t.height || padded_w < t.width)
+    return InvalidArgument("RandomCrop: crop size ", t.height, "x", t.width,
+                           " (height x width) is larger than the ",
+                           (t.padding != std::array<int, 4>{0, 0, 0, 0} ? "padded " : ""),
+                           "image size ", padded_h, "x", padded_w,
+                           "; pass pad_if_needed=True to pad small images");
+  const int top = padded_h > t.height ? static_cast<int>(rng.RandInt(0, padded_h - t.height + 1)) : 0;
+  const int left = padded_w > t.width ? static_cast<int>(rng.RandInt(0, padded_w - t.width + 1)) : 0;
+  *x = AxisWindow{left - pad_left, t.width};
+  *y = AxisWindow{top - pad_top, t.height};
+  return Status::OK();
+}
+
+}  // namespace sluice

@@ -1,0 +1,77 @@
+#include <cmath>
+
+#include "sluice/transforms.h"
+
+namespace sluice::transforms {
+
+namespace {
+
+struct NameOf {
+  const char* operator()(const RandomResizedCrop&) const { return "RandomResizedCrop"; }
+  const char* operator()(const Resize&) const { return "Resize"; }
+  const char* operator()(const CenterCrop&) const { return "CenterCrop"; }
+  const char* operator()(const RandomCrop&) const { return "RandomCrop"; }
+  const char* operator()(const RandomHorizontalFlip&) const { return "RandomHorizontalFlip"; }
+  const char* operator()(const Normalize&) const { return "Normalize"; }
+};
+
+Status CheckSize(const char* name, int h, int w) {
+  if (h <= 0 || w <= 0)
+    return InvalidArgument(name, ": size must be positive, got (", h, ", ", w, ")");
+  return Status::OK();
+}
+
+struct Validator {
+  Status operator()(const RandomResizedCrop& t) const {
+    SLUICE_RETURN_IF_ERROR(CheckSize("RandomResizedCrop", t.height, t.width));
+    if (!(t.scale[0] > 0 && t.scale[0] <= t.scale[1]))
+      return InvalidArgument("RandomResizedCrop: scale must be (min, max) with 0 < min <= max, got (",
+                             t.scale[0], ", ", t.scale[1], ")");
+    if (!(t.ratio[0] > 0 && t.ratio[0] <= t.ratio[1]))
+      return InvalidArgument("RandomResizedCrop: ratio must be (min, max) with 0 < min <= max, got (",
+                             t.ratio[0], ", ", t.ratio[1], ")");
+    return Status::OK();
+  }
+  Status operator()(const Resize& t) const {
+    if (t.height <= 0 || t.width < 0)
+      return InvalidArgument("Resize: size must be positive, got (", t.height, ", ", t.width, ")");
+    if (t.max_size < 0) return InvalidArgument("Resize: max_size must be positive, got ", t.max_size);
+    if (t.max_size > 0 && t.width > 0)
+      return InvalidArgument("Resize: max_size is only allowed when size is a single int");
+    if (t.max_size > 0 && t.max_size <= t.height)
+      return InvalidArgument("Resize: max_size = ", t.max_size,
+                             " must be strictly greater than the requested size for the smaller edge = ",
+                             t.height);
+    return Status::OK();
+  }
+  Status operator()(const CenterCrop& t) const { return CheckSize("CenterCrop", t.height, t.width); }
+  Status operator()(const RandomCrop& t) const {
+    SLUICE_RETURN_IF_ERROR(CheckSize("RandomCrop", t.height, t.width));
+    for (int p : t.padding)
+      if (p < 0) return InvalidArgument("RandomCrop: padding must be non-negative, got ", p);
+    return Status::OK();
+  }
+  Status operator()(const RandomHorizontalFlip& t) const {
+    if (!(t.p >= 0.0 && t.p <= 1.0))
+      return InvalidArgument("RandomHorizontalFlip: p must be in [0, 1], got ", t.p);
+    return Status::OK();
+  }
+  Status operator()(const Normalize& t) const {
+    for (int c = 0; c < 3; ++c) {
+      if (!std::isfinite(t.mean[c]) || !std::isfinite(t.std[c]))
+        return InvalidArgument("Normalize: mean and std must be finite");
+      if (t.std[c] == 0.0f)
+        return InvalidArgument("Normalize: std evaluated to zero (channel ", c,
+                               "), leading to division by zero");
+    }
+    return Status::OK();
+  }
+};
+
+}  // namespace
+
+const char* TransformName(const Transform& t) { return std::visit(NameOf{}, t); }
+
+Status Validate(const Transform& t) { return std::visit(Validator{}, t); }
+
+}  // namespace sluice::transforms

@@ -1,0 +1,245 @@
+#include "pipeline/executor.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/clock.h"
+#include "core/file_util.h"
+
+namespace sluice {
+
+namespace {
+constexpr size_t kMaxSkippedListed = 1000;
+}
+
+struct Executor::InFlight {
+  int64_t epoch = 0;
+  int64_t index = 0;
+  std::vector<int64_t> samples;    // dataset indices
+  std::shared_ptr<uint8_t> images;  // pooled output buffer
+  std::vector<Status> status;      // per sample
+  int remaining = 0;               // guarded by Executor::mu_
+  std::atomic<bool> cancelled{false};
+};
+
+Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& options)
+    : source_(source), plan_(plan), options_(options),
+      sampler_(source.size(), options.shuffle, options.seed),
+      processor_(plan,
+                 [&] {
+                   NormalizeParams p;
+                   p.dtype = options.dtype;
+                   p.layout = options.layout;
+                   if (plan.normalize()) {
+                     p.normalize = true;
+                     for (int c = 0; c < 3; ++c) {
+                       p.mean[c] = plan.normalize()->mean[static_cast<size_t>(c)];
+                       p.std[c] = plan.normalize()->std[static_cast<size_t>(c)];
+                     }
+                   }
+                   return p;
+                 }(),
+                 options.dct_scaling),
+      pool_(HostPool::Create()), stats_start_ns_(NowNs()) {
+  const int64_t n = source.size(), bs = options.batch_size;
+  num_batches_ = options.last_batch == LastBatch::kDrop ? n / bs : (n + bs - 1) / bs;
+  sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
+                  static_cast<int64_t>(DTypeSize(options.dtype));
+  const int threads = options.num_threads > 0 ? options.num_threads : ThreadPool::AvailableCpus();
+  const int io = options.io_threads > 0 ? options.io_threads : 2;
+  options_.num_threads = threads;
+  options_.io_threads = io;
+  for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
+  io_pool_ = std::make_unique<ThreadPool>(io, "sluice-io");
+  compute_pool_ = std::make_unique<ThreadPool>(threads, "sluice-cpu");
+}
+
+Executor::~Executor() {
+  CancelAll();
+  compute_pool_.reset();
+  io_pool_.reset();
+}
+
+void Executor::CancelAll() {
+  for (auto& b : in_flight_) b->cancelled.store(true, std::memory_order_relaxed);
+  std::unique_lock<std::mutex> lock(mu_);
+  for (auto& b : in_flight_) done_cv_.wait(lock, [&] { return b->remaining == 0; });
+  lock.unlock();
+  in_flight_.clear();
+}
+
+void Executor::StartEpoch(int64_t epoch) {
+  CancelAll();
+  epoch_ = epoch;
+  next_schedule_ = 0;
+  TopUp();
+}
+
+void Executor::TopUp() {
+  while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < num_batches_)
+    Schedule(next_schedule_++);
+}
+
+void Executor::Schedule(int64_t batch) {
+  auto b = std::make_shared<InFlight>();
+  b->epoch = epoch_;
+  b->index = batch;
+  const int64_t begin = batch * options_.batch_size;
+  const int64_t end = std::min<int64_t>(begin + options_.batch_size, source_.size());
+  const int n = static_cast<int>(end - begin);
+  b->samples.resize(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) b->samples[static_cast<size_t>(i)] = sampler_.IndexAt(epoch_, begin + i);
+  b->status.resize(static_cast<size_t>(n));
+  b->remaining = n;
+  b->images = pool_->Allocate(static_cast<size_t>(sample_bytes_ * n));
+  if (!b->images) {
+    for (auto& s : b->status) s = ResourceExhausted("cannot allocate the output batch");
+    b->remaining = 0;
+    in_flight_.push_back(std::move(b));
+    return;
+  }
+  in_flight_.push_back(b);
+  for (int i = 0; i < n; ++i) {
+    io_pool_->Submit([this, b, i](int) {
+      if (b->cancelled.load(std::memory_order_relaxed)) return FinishSample(b);
+      const std::string& path = source_.samples()[static_cast<size_t>(b->samples[static_cast<size_t>(i)])].path;
+      Result<FileBytes> bytes = [&] {
+        ScopedTimer timer(&counters_.read_ns);
+        return ReadFile(path, *pool_);
+      }();
+      if (!bytes.ok()) {
+        b->status[static_cast<size_t>(i)] = bytes.status();
+        return FinishSample(b);
+      }
+      counters_.bytes_read.fetch_add(static_cast<int64_t>(bytes->size), std::memory_order_relaxed);
+      compute_pool_->Submit([this, b, i, fb = std::move(bytes).value()](int worker) mutable {
+        ProcessSample(b, i, std::move(fb), worker);
+      });
+    });
+  }
+}
+
+void Executor::ProcessSample(const std::shared_ptr<InFlight>& b, int i, FileBytes bytes, int worker) {
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    const int64_t index = b->samples[static_cast<size_t>(i)];
+    void* slot = b->images.get() + sample_bytes_ * i;
+    Status s = processor_.Process(bytes.data, bytes.size,
+                                  SampleKey{options_.seed, static_cast<uint64_t>(b->epoch),
+                                            static_cast<uint64_t>(index)},
+                                  scratch_[static_cast<size_t>(worker)].get(), slot, &counters_);
+    if (!s.ok()) b->status[static_cast<size_t>(i)] = s.WithPrefix(source_.samples()[static_cast<size_t>(index)].path);
+  }
+  bytes.owner.reset();  // back to the pool before the batch can be observed as done
+  FinishSample(b);
+}
+
+void Executor::FinishSample(const std::shared_ptr<InFlight>& b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--b->remaining == 0) done_cv_.notify_all();
+}
+
+void Executor::RecordSkip(const InFlight& b, int i, const Status& s) {
+  skipped_count_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (skipped_.size() >= kMaxSkippedListed) return;
+  const int64_t index = b.samples[static_cast<size_t>(i)];
+  // The status message starts with "path: "; keep the reason alone.
+  const std::string& path = source_.samples()[static_cast<size_t>(index)].path;
+  std::string reason = s.message();
+  if (reason.rfind(path + ": ", 0) == 0) reason = reason.substr(path.size() + 2);
+  skipped_.push_back(SkippedSample{path, index, b.epoch, std::move(reason)});
+}
+
+Result<std::optional<Batch>> Executor::Next() {
+  if (epoch_ < 0) return FailedPrecondition("Next() called before StartEpoch()");
+  for (;;) {
+    if (in_flight_.empty()) return std::optional<Batch>();
+    std::shared_ptr<InFlight> b = in_flight_.front();
+    {
+      const int64_t t0 = NowNs();
+      std::unique_lock<std::mutex> lock(mu_);
+      done_cv_.wait(lock, [&] { return b->remaining == 0; });
+      counters_.wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
+    }
+    in_flight_.pop_front();
+    TopUp();
+
+    const int n = static_cast<int>(b->samples.size());
+    if (options_.on_error == OnError::kRaise) {
+      for (int i = 0; i < n; ++i)
+        if (!b->status[static_cast<size_t>(i)].ok()) return b->status[static_cast<size_t>(i)];
+    }
+    // Compact: good samples move down over skipped ones.
+    int kept = 0;
+    std::vector<int64_t> indices;
+    indices.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      if (!b->status[static_cast<size_t>(i)].ok()) {
+        RecordSkip(*b, i, b->status[static_cast<size_t>(i)]);
+        continue;
+      }
+      if (kept != i)
+        std::memmove(b->images.get() + sample_bytes_ * kept, b->images.get() + sample_bytes_ * i,
+                     static_cast<size_t>(sample_bytes_));
+      indices.push_back(b->samples[static_cast<size_t>(i)]);
+      ++kept;
+    }
+    if (kept == 0) continue;  // every sample of this batch was skipped
+
+    Batch out;
+    out.epoch = b->epoch;
+    out.index = b->index;
+    const int64_t H = plan_.out_height(), W = plan_.out_width();
+    std::vector<int64_t> shape = options_.layout == Layout::kNCHW
+                                     ? std::vector<int64_t>{kept, 3, H, W}
+                                     : std::vector<int64_t>{kept, H, W, 3};
+    std::shared_ptr<uint8_t> images = std::move(b->images);
+    void* data = images.get();
+    out.images = Tensor(std::shared_ptr<void>(images, data), data, std::move(shape), options_.dtype);
+    out.labels = Tensor::Empty({kept}, DType::kInt64);
+    int64_t* labels = out.labels.data_as<int64_t>();
+    for (int i = 0; i < kept; ++i)
+      labels[i] = source_.samples()[static_cast<size_t>(indices[static_cast<size_t>(i)])].label;
+    out.indices = std::move(indices);
+    samples_.fetch_add(kept, std::memory_order_relaxed);
+    batches_.fetch_add(1, std::memory_order_relaxed);
+    return std::optional<Batch>(std::move(out));
+  }
+}
+
+LoaderStats Executor::Stats() const {
+  LoaderStats s;
+  auto sec = [](const std::atomic<int64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; };
+  s.samples = samples_.load();
+  s.batches = batches_.load();
+  s.bytes_read = counters_.bytes_read.load();
+  s.read_s = sec(counters_.read_ns);
+  s.decode_s = sec(counters_.decode_ns);
+  s.transform_s = sec(counters_.transform_ns);
+  s.collate_s = sec(counters_.collate_ns);
+  s.wait_s = sec(counters_.wait_ns);
+  s.wall_s = static_cast<double>(NowNs() - stats_start_ns_.load()) * 1e-9;
+  s.num_threads = options_.num_threads;
+  s.io_threads = options_.io_threads;
+  const HostPool::Usage u = pool_->usage();
+  s.host_memory_in_use = u.in_use_bytes;
+  s.host_memory_peak = u.peak_bytes;
+  s.skipped_count = skipped_count_.load();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s.skipped = skipped_;
+  }
+  return s;
+}
+
+void Executor::ResetStats() {
+  counters_.Reset();
+  samples_.store(0);
+  batches_.store(0);
+  skipped_count_.store(0);
+  stats_start_ns_.store(NowNs());
+  std::lock_guard<std::mutex> lock(mu_);
+  skipped_.clear();
+}
+
+}  // namespace sluice

@@ -1,0 +1,69 @@
+#include "sluice/loader.h"
+
+#include "pipeline/executor.h"
+#include "pipeline/plan.h"
+
+namespace sluice {
+
+class Loader::Impl {
+ public:
+  Impl(Source source, Plan plan, LoaderOptions options)
+      : source_(std::move(source)), plan_(std::move(plan)), options_(options),
+        executor_(source_, plan_, options_) {}
+
+  Source source_;
+  Plan plan_;
+  LoaderOptions options_;
+  Executor executor_;
+};
+
+namespace {
+Status CheckOptions(const LoaderOptions& o, const Plan& plan) {
+  if (o.batch_size < 1) return InvalidArgument("batch_size must be at least 1, got ", o.batch_size);
+  if (o.num_threads < 0) return InvalidArgument("num_threads must be >= 0 (0 = automatic), got ", o.num_threads);
+  if (o.io_threads < 0) return InvalidArgument("io_threads must be >= 0 (0 = automatic), got ", o.io_threads);
+  if (o.prefetch < 1) return InvalidArgument("prefetch must be at least 1, got ", o.prefetch);
+  if (o.dtype == DType::kInt64) return InvalidArgument("dtype must be uint8, float16 or float32, not int64");
+  if (o.dtype == DType::kUInt8 && plan.normalize())
+    return InvalidArgument("Normalize needs a float output: pass dtype='float32' or 'float16'");
+  if (o.device.type == DeviceType::kCUDA)
+    return Unsupported("device='", o.device.ToString(),
+                       "' is not available: this build of sluice has no CUDA support; use device='cpu'");
+  return Status::OK();
+}
+}  // namespace
+
+Result<std::unique_ptr<Loader>> Loader::Create(Source source,
+                                               std::vector<transforms::Transform> transforms,
+                                               LoaderOptions options) {
+  if (source.size() == 0) return InvalidArgument("the dataset is empty");
+  if (source.size() >= (int64_t{1} << 32))
+    return InvalidArgument("datasets of 2^32 samples or more are not supported");
+  SLUICE_ASSIGN_OR_RETURN(Plan plan, Plan::Create(std::move(transforms)));
+  SLUICE_RETURN_IF_ERROR(CheckOptions(options, plan));
+  if (options.last_batch == LastBatch::kDrop && source.size() < options.batch_size)
+    return InvalidArgument("last_batch='drop' with ", source.size(), " samples and batch_size ",
+                           options.batch_size, " yields no batch at all");
+  auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), options);
+  return std::unique_ptr<Loader>(new Loader(std::move(impl)));
+}
+
+Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Loader::~Loader() = default;
+
+int64_t Loader::num_samples() const { return impl_->source_.size(); }
+int64_t Loader::num_batches() const { return impl_->executor_.num_batches(); }
+const Source& Loader::source() const { return impl_->source_; }
+const LoaderOptions& Loader::options() const { return impl_->options_; }
+
+Status Loader::StartEpoch(int64_t epoch) {
+  if (epoch < 0) return InvalidArgument("epoch must be >= 0, got ", epoch);
+  impl_->executor_.StartEpoch(epoch);
+  return Status::OK();
+}
+
+Result<std::optional<Batch>> Loader::Next() { return impl_->executor_.Next(); }
+LoaderStats Loader::stats() const { return impl_->executor_.Stats(); }
+void Loader::ResetStats() { impl_->executor_.ResetStats(); }
+
+}  // namespace sluice

@@ -1,0 +1,178 @@
+#include "pipeline/plan.h"
+
+#include <type_traits>
+
+#include "core/rng.h"
+#include "ops/transform_ops.h"
+
+namespace sluice {
+
+namespace {
+
+using namespace sluice::transforms;
+
+Filter ToFilter(Interpolation i) {
+  return i == Interpolation::kBicubic ? Filter::kBicubic : Filter::kBilinear;
+}
+
+// One axis of the image as the transforms see it, expressed against the current segment's input.
+struct Axis {
+  AxisMap map;
+  bool resized = false;  // a real resize happened in this segment
+  bool padded = false;   // the window reaches outside the resized image
+
+  static Axis Identity(int len) {
+    Axis a;
+    a.map.in_lo = 0;
+    a.map.in_hi = len;
+    a.map.origin = 0.0;
+    a.map.scale = 1.0;
+    a.map.resized_len = len;
+    a.map.out_off = 0;
+    a.map.out_len = len;
+    a.map.identity = true;
+    return a;
+  }
+  int len() const { return map.out_len; }
+
+  // Keeps conceptual pixels [start, start + size) (may reach outside: padding).
+  void Window(int start, int size) {
+    AxisMap& m = map;
+    const int new_off = m.flip ? m.out_off + m.out_len - start - size : m.out_off + start;
+    m.out_off = new_off;
+    m.out_len = size;
+    if (new_off < 0 || new_off + size > m.resized_len) padded = true;
+    if (!resized && !padded) {
+      // Fold the crop into the region the next resize sees, as a materialized crop would be.
+      m.in_lo = static_cast<int>(m.origin) + new_off;
+      m.in_hi = m.in_lo + size;
+      m.origin = m.in_lo;
+      m.resized_len = size;
+      m.out_off = 0;
+    }
+  }
+
+  // REQUIRES: !resized && !padded.
+  void ResizeTo(int new_len) {
+    AxisMap& m = map;
+    const int len = m.in_hi - m.in_lo;
+    m.origin = m.in_lo;
+    m.scale = static_cast<double>(len) / new_len;
+    m.resized_len = new_len;
+    m.out_off = 0;
+    m.out_len = new_len;
+    m.identity = new_len == len;
+    resized = !m.identity;
+  }
+};
+
+}  // namespace
+
+Result<Plan> Plan::Create(std::vector<Transform> list) {
+  Plan plan;
+  // Static output size, tracked symbolically: 0 = depends on the image.
+  int h = 0, w = 0;
+  bool any_geometry = false;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Transform& t = list[i];
+    SLUICE_RETURN_IF_ERROR(Validate(t).WithPrefix("transform " + std::to_string(i)));
+    if (const auto* n = std::get_if<Normalize>(&t)) {
+      if (plan.normalize_)
+        return InvalidArgument("transform ", i, ": Normalize appears twice; combine them into one");
+      plan.normalize_ = *n;
+    } else if (const auto* c = std::get_if<RandomResizedCrop>(&t)) {
+      h = c->height, w = c->width, any_geometry = true;
+    } else if (const auto* r = std::get_if<Resize>(&t)) {
+      if (r->width > 0) {
+        h = r->height, w = r->width;
+      } else {
+        h = w = 0;
+      }
+      any_geometry = true;
+    } else if (const auto* cc = std::get_if<CenterCrop>(&t)) {
+      h = cc->height, w = cc->width, any_geometry = true;
+    } else if (const auto* rc = std::get_if<RandomCrop>(&t)) {
+      h = rc->height, w = rc->width, any_geometry = true;
+      if (plan.normalize_ && (rc->pad_if_needed || rc->padding != std::array<int, 4>{0, 0, 0, 0}))
+        return Unsupported("transform ", i, ": RandomCrop with padding after Normalize is not supported; "
+                           "put Normalize last");
+    }
+  }
+  if (!any_geometry || h == 0 || w == 0)
+    return InvalidArgument(
+        "the transforms must give every image the same size to form batches: end the geometric "
+        "transforms with a crop (CenterCrop, RandomCrop, RandomResizedCrop) or Resize((h, w))");
+  plan.out_height_ = h;
+  plan.out_width_ = w;
+  plan.transforms_ = std::move(list);
+  // Dry run on a typical image to catch lists that need too many segments.
+  SampleGeometry g;
+  Status s = plan.Draw(640, 480, SampleKey{}, &g);
+  if (!s.ok() && s.code() == StatusCode::kUnsupported) return s;
+  return plan;
+}
+
+Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* out) const {
+  Axis ax = Axis::Identity(width), ay = Axis::Identity(height);
+  Filter filter = Filter::kBilinear;
+  bool antialias = true;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+  out->num_segments = 0;
+
+  auto finish_segment = [&]() -> Status {
+    if (out->num_segments == SampleGeometry::kMaxSegments)
+      return Unsupported("the transform list needs more than ", SampleGeometry::kMaxSegments,
+                         " resampling passes");
+    ResizeParams& p = out->segments[static_cast<size_t>(out->num_segments++)];
+    p.x = ax.map;
+    p.y = ay.map;
+    p.filter = filter;
+    p.antialias = antialias;
+    for (int c = 0; c < 3; ++c) p.fill[c] = fill[static_cast<size_t>(c)];
+    ax = Axis::Identity(ax.len());
+    ay = Axis::Identity(ay.len());
+    return Status::OK();
+  };
+  auto resize = [&](int new_w, int new_h, Interpolation interp, bool aa) -> Status {
+    if (ax.resized || ay.resized || ax.padded || ay.padded) SLUICE_RETURN_IF_ERROR(finish_segment());
+    ax.ResizeTo(new_w);
+    ay.ResizeTo(new_h);
+    filter = ToFilter(interp);
+    antialias = aa;
+    return Status::OK();
+  };
+
+  for (size_t i = 0; i < transforms_.size(); ++i) {
+    const Transform& t = transforms_[i];
+    SampleRng rng(key.seed, key.epoch, key.sample, static_cast<uint32_t>(i));
+    if (const auto* c = std::get_if<RandomResizedCrop>(&t)) {
+      const Rect r = DrawResizedCropWindow(rng, ax.len(), ay.len(), *c);
+      // torchvision crops the image it is given: a pending resize or padding is materialized.
+      if (ax.resized || ay.resized || ax.padded || ay.padded) SLUICE_RETURN_IF_ERROR(finish_segment());
+      ax.Window(r.x, r.w);
+      ay.Window(r.y, r.h);
+      SLUICE_RETURN_IF_ERROR(resize(c->width, c->height, c->interpolation, c->antialias));
+    } else if (const auto* r = std::get_if<Resize>(&t)) {
+      int nw, nh;
+      ResizedSize(ax.len(), ay.len(), *r, &nw, &nh);
+      SLUICE_RETURN_IF_ERROR(resize(nw, nh, r->interpolation, r->antialias));
+    } else if (const auto* cc = std::get_if<CenterCrop>(&t)) {
+      const AxisWindow wx = CenterCropAxis(ax.len(), cc->width);
+      const AxisWindow wy = CenterCropAxis(ay.len(), cc->height);
+      ax.Window(wx.start, wx.size);
+      ay.Window(wy.start, wy.size);
+      if (ax.padded || ay.padded) fill = {0, 0, 0};
+    } else if (const auto* rc = std::get_if<RandomCrop>(&t)) {
+      AxisWindow wx, wy;
+      SLUICE_RETURN_IF_ERROR(DrawRandomCrop(rng, ax.len(), ay.len(), *rc, &wx, &wy));
+      ax.Window(wx.start, wx.size);
+      ay.Window(wy.start, wy.size);
+      if (ax.padded || ay.padded) fill = rc->fill;
+    } else if (const auto* f = std::get_if<RandomHorizontalFlip>(&t)) {
+      if (rng.Bernoulli(f->p)) ax.map.flip = !ax.map.flip;
+    }
+  }
+  return finish_segment();
+}
+
+}  // namespace sluice

@@ -1,0 +1,62 @@
+// Plan: a transform list compiled for execution.
+//
+// The geometric transforms (crops, resizes, flips, padding) of a list are composed per sample
+// into as few resampling passes ("segments") as exact semantics allow: a chain such as
+// RandomResizedCrop + flip, or Resize + CenterCrop, is one pass over just the decoded region.
+// A second resize after a resize, or a resize after padding, starts a new segment (torchvision
+// materializes those intermediates too, and so must we to give the same pixels).
+// Per-pixel work after geometry (normalize, cast, layout) is one "finish" step.
+//
+// Thread-safety: a Plan is immutable after Create(); Draw() may run on many threads at once.
+#ifndef SLUICE_PIPELINE_PLAN_H_
+#define SLUICE_PIPELINE_PLAN_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kernels/resize/resize_params.h"
+#include "sluice/status.h"
+#include "sluice/transforms.h"
+
+namespace sluice {
+
+// The random stream identity of one sample.
+struct SampleKey {
+  uint64_t seed = 0;
+  uint64_t epoch = 0;
+  uint64_t sample = 0;  // index in the dataset
+};
+
+// Per-sample geometry: segment 0 reads the full-resolution image in display orientation;
+// each next segment reads the previous one's output.
+struct SampleGeometry {
+  static constexpr int kMaxSegments = 4;
+  std::array<ResizeParams, kMaxSegments> segments;
+  int num_segments = 0;
+};
+
+class Plan {
+ public:
+  static Result<Plan> Create(std::vector<transforms::Transform> transforms);
+
+  // Draws this sample's parameters for an image of display size width x height.
+  // Fails (InvalidArgument) when the image cannot go through the list (e.g. smaller than a
+  // RandomCrop without pad_if_needed).
+  Status Draw(int width, int height, const SampleKey& key, SampleGeometry* out) const;
+
+  int out_height() const { return out_height_; }
+  int out_width() const { return out_width_; }
+  const std::optional<transforms::Normalize>& normalize() const { return normalize_; }
+  const std::vector<transforms::Transform>& transforms() const { return transforms_; }
+
+ private:
+  std::vector<transforms::Transform> transforms_;
+  std::optional<transforms::Normalize> normalize_;
+  int out_height_ = 0, out_width_ = 0;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_PIPELINE_PLAN_H_

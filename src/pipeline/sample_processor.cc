@@ -1,0 +1,100 @@
+#include "pipeline/sample_processor.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/clock.h"
+#include "kernels/orient/orient_cpu.h"
+#include "kernels/orient/orient_params.h"
+
+namespace sluice {
+
+namespace {
+
+// Re-expresses a map on the full-resolution image as one on the image scaled by 1/denom.
+void ScaleMap(AxisMap* m, int denom, int scaled_len) {
+  m->origin /= denom;
+  m->scale /= denom;
+  m->in_lo = static_cast<int>(std::floor(static_cast<double>(m->in_lo) / denom));
+  m->in_hi = std::min(scaled_len, static_cast<int>(std::ceil(static_cast<double>(m->in_hi) / denom)));
+  m->identity = false;
+}
+
+void ShiftMap(AxisMap* m, int offset) {
+  m->in_lo -= offset;
+  m->in_hi -= offset;
+  m->origin -= offset;
+}
+
+}  // namespace
+
+int ChooseScaleDenom(const ResizeParams& p, int max_denom) {
+  if (p.x.identity || p.y.identity) return 1;
+  for (int d = max_denom; d >= 2; d /= 2)
+    if (p.x.scale >= d && p.y.scale >= d) return d;
+  return 1;
+}
+
+SampleProcessor::SampleProcessor(const Plan& plan, const NormalizeParams& finish, bool dct_scaling)
+    : plan_(plan), finish_(finish), lut_(NormalizeLut::Build(finish)), dct_scaling_(dct_scaling) {}
+
+Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKey& key,
+                                WorkerScratch* s, void* slot, StageCounters* counters) const {
+  SampleGeometry geo;
+  ImageView view;
+  {
+    ScopedTimer timer(&counters->decode_ns);
+    SLUICE_ASSIGN_OR_RETURN(const ImageInfo info, s->decoder.ReadHeader(data, size));
+    SLUICE_RETURN_IF_ERROR(plan_.Draw(info.display_width(), info.display_height(), key, &geo));
+    ResizeParams& p0 = geo.segments[0];
+    const int denom = dct_scaling_ ? ChooseScaleDenom(p0, MaxScaleDenom(info.format)) : 1;
+    const int sw = ScaledSize(info.width, denom), sh = ScaledSize(info.height, denom);
+    const int dw = info.transposed() ? sh : sw, dh = info.transposed() ? sw : sh;
+    if (denom > 1) {
+      ScaleMap(&p0.x, denom, dw);
+      ScaleMap(&p0.y, denom, dh);
+    }
+    int x0, x1, y0, y1;
+    InputSpan(p0.x, p0.filter, p0.antialias, &x0, &x1);
+    InputSpan(p0.y, p0.filter, p0.antialias, &y0, &y1);
+    if (x0 >= x1 || y0 >= y1) x0 = y0 = 0, x1 = y1 = 1;  // all padding: decode a token pixel
+    const Rect display_roi{x0, y0, x1 - x0, y1 - y0};
+    const Rect stored_roi = StoredRect(info.orientation, sw, sh, display_roi);
+    SLUICE_ASSIGN_OR_RETURN(const Rect decoded,
+                            s->decoder.Decode(DecodeRequest{stored_roi, denom}, &s->decoded));
+    view = ImageView{s->decoded.data(), decoded.h, decoded.w, 3, static_cast<ptrdiff_t>(decoded.w) * 3};
+    Rect shown = decoded;
+    if (info.orientation != 1) {
+      shown = DisplayRect(info.orientation, sw, sh, decoded);
+      s->oriented.resize(static_cast<size_t>(shown.w) * shown.h * 3);
+      const MutableImageView out{s->oriented.data(), shown.h, shown.w, 3,
+                                 static_cast<ptrdiff_t>(shown.w) * 3};
+      OrientCpu(info.orientation, view, out);
+      view = out;
+    }
+    ShiftMap(&p0.x, shown.x);
+    ShiftMap(&p0.y, shown.y);
+  }
+  {
+    ScopedTimer timer(&counters->transform_ns);
+    for (int i = 0; i < geo.num_segments; ++i) {
+      const ResizeParams& p = geo.segments[static_cast<size_t>(i)];
+      std::vector<uint8_t>& buf = s->segment[i % 2];
+      buf.resize(static_cast<size_t>(p.x.out_len) * p.y.out_len * 3);
+      const MutableImageView out{buf.data(), p.y.out_len, p.x.out_len, 3,
+                                 static_cast<ptrdiff_t>(p.x.out_len) * 3};
+      ResizeCpu(p, view, out, &s->resize);
+      view = out;
+    }
+  }
+  {
+    ScopedTimer timer(&counters->collate_ns);
+    if (view.width != plan_.out_width() || view.height != plan_.out_height())
+      return Internal("plan produced ", view.width, "x", view.height, ", expected ",
+                      plan_.out_width(), "x", plan_.out_height());
+    NormalizeCpu(finish_, lut_, view, slot);
+  }
+  return Status::OK();
+}
+
+}  // namespace sluice

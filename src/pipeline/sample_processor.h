@@ -1,0 +1,52 @@
+// SampleProcessor: one encoded image to its slot in the output batch, on the CPU.
+//
+//   header -> draw this sample's geometry -> pick the DCT scale -> decode only the region the
+//   geometry reads -> EXIF rotation -> resample (one pass per plan segment) -> finish into slot
+//
+// Thread-safety: Process() is const and may run on many threads at once, each with its own
+// WorkerScratch.
+#ifndef SLUICE_PIPELINE_SAMPLE_PROCESSOR_H_
+#define SLUICE_PIPELINE_SAMPLE_PROCESSOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "codec/decoder.h"
+#include "kernels/normalize/normalize_cpu.h"
+#include "kernels/resize/resize_cpu.h"
+#include "pipeline/plan.h"
+#include "pipeline/stage_counters.h"
+
+namespace sluice {
+
+// Memory one worker thread reuses from sample to sample.
+struct WorkerScratch {
+  ImageDecoder decoder;
+  std::vector<uint8_t> decoded, oriented;
+  std::vector<uint8_t> segment[2];
+  ResizeScratch resize;
+};
+
+class SampleProcessor {
+ public:
+  SampleProcessor(const Plan& plan, const NormalizeParams& finish, bool dct_scaling);
+
+  // Writes the sample into `slot` (plan.out_height() x plan.out_width() x 3 elements of
+  // finish.dtype in finish.layout). Errors describe the reason (the caller adds the path).
+  Status Process(const uint8_t* data, size_t size, const SampleKey& key, WorkerScratch* scratch,
+                 void* slot, StageCounters* counters) const;
+
+ private:
+  const Plan& plan_;
+  NormalizeParams finish_;
+  NormalizeLut lut_;
+  bool dct_scaling_;
+};
+
+// DCT scale for a first segment: the largest of 2, 4, 8 (up to max_denom) that keeps the
+// decoded region at least as large as the output on both axes; 1 if none.
+int ChooseScaleDenom(const ResizeParams& p, int max_denom);
+
+}  // namespace sluice
+
+#endif  // SLUICE_PIPELINE_SAMPLE_PROCESSOR_H_
