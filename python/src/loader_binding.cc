@@ -78,8 +78,11 @@ void RegisterLoader(nb::module_& m) {
             o.io_threads = io_threads;
             o.prefetch = prefetch;
             o.dct_scaling = dct_scaling;
-            nb::gil_scoped_release release;
-            return Unwrap(Loader::Create(std::move(src), std::move(transforms), o));
+            Result<std::unique_ptr<Loader>> r = [&] {
+              nb::gil_scoped_release release;  // Create() starts threads; raise after it returns
+              return Loader::Create(std::move(src), std::move(transforms), o);
+            }();
+            return Unwrap(std::move(r));
           },
           nb::arg("source"), nb::arg("transforms"), nb::arg("batch_size"), nb::arg("shuffle"),
           nb::arg("seed"), nb::arg("last_batch"), nb::arg("dtype"), nb::arg("layout"),

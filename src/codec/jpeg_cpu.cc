@@ -190,8 +190,12 @@ Result<Rect> JpegDecoder::Decode(const DecodeRequest& req, std::vector<uint8_t>*
     return InvalidArgument("decode region (", roi.x, ",", roi.y, ",", roi.w, "x", roi.h,
                            ") outside the ", out_w, "x", out_h, " image");
   }
-  JDIMENSION xoff = static_cast<JDIMENSION>(roi.x), cw = static_cast<JDIMENSION>(roi.w);
-  if (roi.w < out_w) jpeg_crop_scanline(&s.cinfo, &xoff, &cw);
+  // One extra column each side: with horizontal chroma subsampling, fancy upsampling of a
+  // column at the cut needs its neighbour, so the edge columns of a crop are not exact.
+  const int x0 = roi.x > 0 ? roi.x - 1 : 0;
+  const int x1 = roi.x + roi.w < out_w ? roi.x + roi.w + 1 : out_w;
+  JDIMENSION xoff = static_cast<JDIMENSION>(x0), cw = static_cast<JDIMENSION>(x1 - x0);
+  if (x1 - x0 < out_w) jpeg_crop_scanline(&s.cinfo, &xoff, &cw);
   const size_t row_bytes = static_cast<size_t>(cw) * 3;
   pixels->resize(row_bytes * static_cast<size_t>(roi.h));
   if (cmyk) s.cmyk_rows.resize(static_cast<size_t>(cw) * 4 * 16);

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what sluice needs on a fresh Debian/Ubuntu machine, skipping what is already there.
+#   system: a C++20 compiler, CMake, Ninja, pkg-config, libjpeg-turbo, libspng, libwebp, GoogleTest
+#   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, torch (CPU pin)
+set -euo pipefail
+PYTHON=${PYTHON:-python3}
+
+apt_pkgs=(g++ make pkg-config ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev)
+# Ubuntu names libjpeg-turbo's headers libjpeg-turbo8-dev.
+if ! apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then
+  apt_pkgs=("${apt_pkgs[@]/libjpeg62-turbo-dev/libjpeg-turbo8-dev}")
+fi
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install_deps: apt-get install ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+command -v cmake >/dev/null 2>&1 || "$PYTHON" -m pip install -q cmake
+
+py_missing=()
+for mod in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest \
+           pytest_timeout:pytest-timeout PIL:pillow; do
+  "$PYTHON" -c "import ${mod%%:*}" >/dev/null 2>&1 || py_missing+=("${mod##*:}")
+done
+# torch: pinned to 2.13.0, which this workplace serves as a CPU wheel (a bare `torch` from PyPI
+# pulls gigabytes of CUDA libraries). Any torch already installed is kept.
+"$PYTHON" -c "import torch" >/dev/null 2>&1 || py_missing+=("torch==${TORCH_VERSION:-2.13.0}")
+if [ ${#py_missing[@]} -gt 0 ]; then
+  echo "install_deps: pip install ${py_missing[*]}"
+  "$PYTHON" -m pip install -q "${py_missing[@]}"
+fi
+echo "install_deps: ok"

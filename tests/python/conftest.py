@@ -1,0 +1,45 @@
+"""Shared fixtures: small real datasets written by sluice's generator and by PIL."""
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import sluice  # noqa: E402
+from sluice import datasets  # noqa: E402
+
+PIL = pytest.importorskip("PIL")
+from PIL import Image  # noqa: E402
+
+
+def photo(width: int, height: int, seed: int = 0) -> np.ndarray:
+    """A photo-like RGB test image (the dataset generator's synthesis)."""
+    return datasets.synthesize(np.random.default_rng(seed), width, height)
+
+
+def pil_bytes(img: "Image.Image", fmt: str, **kw) -> bytes:
+    buf = io.BytesIO()
+    img.save(buf, format=fmt, **kw)
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="session")
+def small_folder(tmp_path_factory) -> str:
+    """An ImageFolder of 3 classes x 5 JPEGs (120-200 px wide), made by the generator."""
+    root = str(tmp_path_factory.mktemp("small_folder"))
+    datasets.make_dataset(root, num_images=15, num_classes=3, width=(120, 200), progress=False)
+    return root
+
+
+@pytest.fixture(scope="session")
+def imagenet_folder(tmp_path_factory) -> str:
+    """48 ImageNet-like JPEGs (400-600 px, 4:4:4, q90-96) in 4 classes."""
+    root = str(tmp_path_factory.mktemp("imagenet_folder"))
+    datasets.make_dataset(root, num_images=48, num_classes=4, progress=False)
+    return root

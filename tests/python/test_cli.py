@@ -1,0 +1,69 @@
+"""The sluice command line: bench (on a folder and on the built-in sample) and make-dataset."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+
+
+def run(*args, env=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "sluice", *args], capture_output=True, text=True,
+                          env=env or ENV, timeout=timeout)
+
+
+def test_bench_prints_a_table(small_folder):
+    r = run("bench", small_folder, "--batch-size", "4", "--threads", "2", "--epochs", "1", "--size", "64")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "| images/s" in out and "decode ms/image" in out and "threads=2" in out
+    assert "15 images, 3 classes" in out
+    assert "bench [" in r.stderr  # the progress bar
+
+
+def test_bench_json(small_folder):
+    r = run("bench", small_folder, "--batch-size", "8", "--epochs", "1", "--size", "32", "--json",
+            "--quiet", "--dtype", "float16", "--layout", "NHWC")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["images"] == 15 and res["images_per_s"] > 0 and res["dtype"] == "float16"
+    assert set(res["stage_ms_per_image"]) == {"read", "decode", "transform", "collate"}
+
+
+def test_bench_without_data_makes_the_sample_once(tmp_path):
+    env = dict(ENV, SLUICE_CACHE=str(tmp_path / "cache"))
+    args = ("bench", "--sample-images", "24", "--batch-size", "8", "--epochs", "1", "--size", "64")
+    r = run(*args, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "built-in sample dataset" in r.stderr and "make-dataset [" in r.stderr
+    assert "24 images, 8 classes" in r.stdout
+    r2 = run(*args, env=env)
+    assert r2.returncode == 0 and "make-dataset [" not in r2.stderr  # cached
+
+
+def test_make_dataset_knobs(tmp_path):
+    out = tmp_path / "ds"
+    r = run("make-dataset", str(out), "-n", "12", "--classes", "3", "--width", "100-120",
+            "--quality", "80", "--subsampling", "420", "--progressive", "0.5")
+    assert r.returncode == 0, r.stderr
+    assert "wrote 12 JPEGs in 3 classes" in r.stdout and "4:2:0" not in r.stdout
+    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(out) for f in fs)
+    assert len(files) == 12 and len(os.listdir(out)) == 3
+    import sluice
+    infos = [sluice._core.image_info(open(f, "rb").read()) for f in files]
+    assert all(100 <= i["width"] <= 120 and i["subsampling"] == "420" for i in infos)
+    assert 0 < sum(i["progressive"] for i in infos) < 12
+
+
+def test_bad_cli_arguments(tmp_path):
+    r = run("make-dataset", str(tmp_path / "x"), "--width", "abc")
+    assert r.returncode != 0 and "width" in r.stderr
+    r = run("bench", str(tmp_path / "missing"), "--quiet")
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"sluice bench: error: {tmp_path / 'missing'}: no such directory"

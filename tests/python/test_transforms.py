@@ -1,0 +1,231 @@
+"""Transforms against PIL (always) and torchvision.transforms.v2.functional (where installed),
+fed the same image and the same drawn parameters.
+
+Bounds: geometry through PIL is exact (sluice implements PIL's fixed-point resampling); with DCT
+scaling on, the region is decoded at 1/2..1/8 first, so only a mean-error bound applies;
+Normalize is exact in float32 and float16 (same IEEE operations in the same order).
+"""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import sluice
+import sluice.transforms as T
+from conftest import photo, pil_bytes
+from test_decode import run_sample
+
+core = sluice._core
+PIL_FILTER = {"bilinear": Image.Resampling.BILINEAR, "bicubic": Image.Resampling.BICUBIC}
+
+
+def jpeg(width, height, seed=0, quality=92):
+    return pil_bytes(Image.fromarray(photo(width, height, seed)), "JPEG", quality=quality)
+
+
+def geometry(transforms, width, height, **key):
+    return core.draw_geometry([t._spec() for t in transforms], width, height,
+                              key.get("seed", 0), key.get("epoch", 0), key.get("index", 0))
+
+
+def pil_image(data):
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+@pytest.mark.parametrize("size", [(100, 150), (37, 29), (300, 410), (129, 175)])
+@pytest.mark.parametrize("interp", ["bilinear", "bicubic"])
+def test_resize_matches_pil_exactly(size, interp):
+    data = jpeg(175, 129)
+    mode = T.InterpolationMode(interp)
+    ours = run_sample(data, [T.Resize(size, interpolation=mode)])
+    ref = pil_image(data).resize((size[1], size[0]), PIL_FILTER[interp])
+    np.testing.assert_array_equal(ours, np.asarray(ref))
+
+
+@pytest.mark.parametrize("index", range(12))
+def test_random_resized_crop_matches_pil_on_drawn_window(index):
+    data = jpeg(211, 157, seed=index)
+    tf = [T.RandomResizedCrop(64), T.RandomHorizontalFlip()]
+    (seg,) = geometry(tf, 211, 157, seed=5, index=index)
+    x, y = seg["x"], seg["y"]
+    box = (x["in_lo"], y["in_lo"], x["in_hi"], y["in_hi"])
+    ref = pil_image(data).crop(box).resize((64, 64), Image.Resampling.BILINEAR)
+    if x["flip"]:
+        ref = ref.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    ours = run_sample(data, tf, seed=5, index=index)
+    np.testing.assert_array_equal(ours, np.asarray(ref))
+
+
+def test_random_resized_crop_draws_are_torchvision_shaped():
+    # Over many samples: areas within scale, aspect ratios within ratio (log-uniform, so
+    # symmetric around 1 on a square image), windows inside the image, both flip outcomes.
+    tf = [T.RandomResizedCrop(32, scale=(0.2, 0.9), ratio=(0.5, 2.0)), T.RandomHorizontalFlip()]
+    areas, ratios, flips = [], [], []
+    for i in range(400):
+        (seg,) = geometry(tf, 400, 400, seed=1, index=i)
+        w = seg["x"]["in_hi"] - seg["x"]["in_lo"]
+        h = seg["y"]["in_hi"] - seg["y"]["in_lo"]
+        assert 0 <= seg["x"]["in_lo"] and seg["x"]["in_hi"] <= 400
+        assert 0 <= seg["y"]["in_lo"] and seg["y"]["in_hi"] <= 400
+        areas.append(w * h / (400 * 400))
+        ratios.append(w / h)
+        flips.append(seg["x"]["flip"])
+    areas, ratios = np.array(areas), np.array(ratios)
+    assert areas.min() > 0.19 and areas.max() < 0.91
+    assert ratios.min() > 0.49 and ratios.max() < 2.05
+    assert abs(np.mean(np.log(ratios))) < 0.1  # log-uniform around 1
+    assert 0.4 < np.mean(flips) < 0.6
+
+
+def test_random_resized_crop_with_dct_scaling_is_close_to_pil():
+    data = jpeg(600, 450, seed=3)
+    tf = [T.RandomResizedCrop(96, scale=(0.5, 1.0))]
+    errors = []
+    for i in range(8):
+        (seg,) = geometry(tf, 600, 450, index=i)
+        x, y = seg["x"], seg["y"]
+        ref = pil_image(data).crop((x["in_lo"], y["in_lo"], x["in_hi"], y["in_hi"]))
+        ref = np.asarray(ref.resize((96, 96), Image.Resampling.BILINEAR)).astype(float)
+        ours = run_sample(data, tf, index=i, dct_scaling=True).astype(float)
+        errors.append(np.abs(ours - ref).mean())
+    # Decoding at 1/2-1/4 then resizing blurs slightly differently from one big resize.
+    assert max(errors) < 3.0, errors
+
+
+def torchvision_center_crop_box(w, h, cw, ch):
+    return round((w - cw) / 2.0), round((h - ch) / 2.0)
+
+
+@pytest.mark.parametrize("wh", [(500, 375), (375, 500), (301, 299)])
+def test_resize_shorter_edge_then_center_crop_matches_pil(wh):
+    w, h = wh
+    data = jpeg(w, h)
+    ours = run_sample(data, [T.Resize(256), T.CenterCrop(224)])
+    # torchvision: the shorter edge becomes 256, the longer int(256 * long / short).
+    nw, nh = (256, int(256 * h / w)) if w <= h else (int(256 * w / h), 256)
+    resized = pil_image(data).resize((nw, nh), Image.Resampling.BILINEAR)
+    left, top = torchvision_center_crop_box(nw, nh, 224, 224)
+    ref = resized.crop((left, top, left + 224, top + 224))
+    np.testing.assert_array_equal(ours, np.asarray(ref))
+
+
+def test_center_crop_pads_small_images_with_zeros():
+    data = jpeg(40, 30)
+    ours = run_sample(data, [T.CenterCrop((50, 45))])
+    ref = np.zeros((50, 45, 3), np.uint8)
+    # torchvision pads (45-40)//2 = 2 left, (50-30)//2 = 10 top.
+    ref[10:40, 2:42] = np.asarray(pil_image(data))
+    np.testing.assert_array_equal(ours, ref)
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_random_crop_with_padding_and_fill(index):
+    data = jpeg(60, 40, seed=index)
+    tf = [T.RandomCrop((44, 70), padding=(3, 2), pad_if_needed=True, fill=(10, 20, 30))]
+    (seg,) = geometry(tf, 60, 40, index=index)
+    src = np.asarray(pil_image(data))
+    ref = np.empty((44, 70, 3), np.uint8)
+    ref[:] = (10, 20, 30)
+    xs = seg["x"]["out_off"] + np.arange(70)
+    ys = seg["y"]["out_off"] + np.arange(44)
+    vx, vy = (xs >= 0) & (xs < 60), (ys >= 0) & (ys < 40)
+    ref[np.ix_(vy, vx)] = src[np.ix_(ys[vy], xs[vx])]
+    ours = run_sample(data, tf, index=index)
+    np.testing.assert_array_equal(ours, ref)
+    # torchvision's pad_if_needed: the padded width is 60 + 2*3 + 2*(70 - 66) = 74.
+    assert -11 <= seg["x"]["out_off"] <= 74 - 70 - 7
+
+
+def test_flip_probability_extremes():
+    data = jpeg(50, 40)
+    base = run_sample(data, [T.CenterCrop(32)])
+    flipped = run_sample(data, [T.CenterCrop(32), T.RandomHorizontalFlip(1.0)])
+    never = run_sample(data, [T.CenterCrop(32), T.RandomHorizontalFlip(0.0)])
+    np.testing.assert_array_equal(flipped, base[:, ::-1])
+    np.testing.assert_array_equal(never, base)
+
+
+def test_flip_before_crop_mirrors_the_window():
+    data = jpeg(80, 60)
+    ours = run_sample(data, [T.RandomHorizontalFlip(1.0), T.CenterCrop((60, 50))])
+    ref = np.asarray(pil_image(data))[:, ::-1][:, 15:65]
+    np.testing.assert_array_equal(ours, ref)
+
+
+def test_two_resizes_make_two_passes_like_torchvision():
+    data = jpeg(200, 160)
+    tf = [T.Resize((120, 150)), T.RandomResizedCrop(48, scale=(0.3, 0.6))]
+    segs = geometry(tf, 200, 160, index=2)
+    assert len(segs) == 2
+    x, y = segs[1]["x"], segs[1]["y"]
+    first = pil_image(data).resize((150, 120), Image.Resampling.BILINEAR)
+    ref = first.crop((x["in_lo"], y["in_lo"], x["in_hi"], y["in_hi"])).resize((48, 48), Image.Resampling.BILINEAR)
+    np.testing.assert_array_equal(run_sample(data, tf, index=2), np.asarray(ref))
+
+
+@pytest.mark.parametrize("dtype,npdtype", [("float32", np.float32), ("float16", np.float16)])
+def test_normalize_exact_in_float(dtype, npdtype):
+    data = jpeg(64, 48)
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    u8 = run_sample(data, [T.CenterCrop(32)])
+    ours = run_sample(data, [T.CenterCrop(32), T.Normalize(mean, std)], dtype=dtype, layout="NCHW")
+    x = u8.transpose(2, 0, 1).astype(np.float32) / np.float32(255)
+    ref = (x - np.array(mean, np.float32)[:, None, None]) / np.array(std, np.float32)[:, None, None]
+    assert ours.dtype == npdtype
+    np.testing.assert_array_equal(ours, ref.astype(npdtype))
+
+
+def test_float_without_normalize_is_to_tensor_scaling():
+    data = jpeg(64, 48)
+    u8 = run_sample(data, [T.CenterCrop(32)])
+    ours = run_sample(data, [T.CenterCrop(32)], dtype="float32", layout="NHWC")
+    np.testing.assert_array_equal(ours, u8.astype(np.float32) / np.float32(255))
+
+
+def test_layouts_agree():
+    data = jpeg(64, 48)
+    nhwc = run_sample(data, [T.RandomResizedCrop(24)], layout="NHWC", index=3)
+    nchw = run_sample(data, [T.RandomResizedCrop(24)], layout="NCHW", index=3)
+    np.testing.assert_array_equal(nchw, nhwc.transpose(2, 0, 1))
+
+
+# torchvision half: runs where torchvision is installed (the GPU machine's script runs it).
+def _tv():
+    return pytest.importorskip("torchvision.transforms.v2.functional",
+                               reason="torchvision not installed here; the _ref/PIL half ran")
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_random_resized_crop_matches_torchvision(index):
+    F = _tv()
+    import torch
+
+    data = jpeg(223, 171, seed=index)
+    tf = [T.RandomResizedCrop(80), T.RandomHorizontalFlip()]
+    (seg,) = geometry(tf, 223, 171, index=index)
+    x, y = seg["x"], seg["y"]
+    img = torch.from_numpy(np.asarray(pil_image(data)).copy()).permute(2, 0, 1)
+    ref = F.resized_crop(img, y["in_lo"], x["in_lo"], y["in_hi"] - y["in_lo"], x["in_hi"] - x["in_lo"],
+                         [80, 80], antialias=True)
+    if x["flip"]:
+        ref = F.horizontal_flip(ref)
+    ours = run_sample(data, tf, index=index, layout="NCHW")
+    diff = np.abs(ours.astype(int) - ref.numpy().astype(int))
+    assert diff.max() <= 1, diff.max()  # torch's uint8 AA kernel follows PIL; rounding may differ by 1
+
+
+def test_resize_center_crop_normalize_matches_torchvision():
+    F = _tv()
+    import torch
+
+    data = jpeg(500, 375)
+    mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+    img = torch.from_numpy(np.asarray(pil_image(data)).copy()).permute(2, 0, 1)
+    ref = F.center_crop(F.resize(img, [256], antialias=True), [224])
+    ref = F.normalize(F.to_dtype(ref, torch.float32, scale=True), mean, std)
+    ours = run_sample(data, [T.Resize(256), T.CenterCrop(224), T.Normalize(mean, std)],
+                      dtype="float32", layout="NCHW")
+    assert np.abs(ours - ref.numpy()).max() <= 1.0 / 255 / 0.224 + 1e-5
