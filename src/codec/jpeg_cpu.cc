@@ -134,6 +134,10 @@ Result<ImageInfo> JpegDecoder::ReadHeader(const uint8_t* data, size_t size) {
   if (size == 0) return CorruptData("empty file");
   if (setjmp(s.err.jump)) {
     jpeg_abort_decompress(&s.cinfo);
+    // Running out of data makes libjpeg read a fake end marker, and the error it then raises
+    // ("Bogus marker length", ...) hides the cause.
+    if (s.err.bad_warning == JWRN_JPEG_EOF)
+      return CorruptData("truncated JPEG header: premature end of data, then: ", s.err.message);
     return CorruptData("corrupt JPEG header: ", s.err.message);
   }
   jpeg_mem_src(&s.cinfo, data, static_cast<unsigned long>(size));
@@ -141,6 +145,8 @@ Result<ImageInfo> JpegDecoder::ReadHeader(const uint8_t* data, size_t size) {
   jpeg_read_header(&s.cinfo, TRUE);
   if (s.err.bad_warning != 0) {
     jpeg_abort_decompress(&s.cinfo);
+    if (s.err.bad_warning == JWRN_JPEG_EOF)
+      return CorruptData("truncated JPEG header: ", s.err.message);
     return CorruptData("corrupt JPEG header: ", s.err.message);
   }
   ImageInfo info;
@@ -173,6 +179,8 @@ Result<Rect> JpegDecoder::Decode(const DecodeRequest& req, std::vector<uint8_t>*
   const bool inverted = cmyk && s.cinfo.saw_Adobe_marker;
   if (setjmp(s.err.jump)) {
     jpeg_abort_decompress(&s.cinfo);
+    if (s.err.bad_warning == JWRN_JPEG_EOF)  // see ReadHeader
+      return CorruptData("truncated JPEG: premature end of data, then: ", s.err.message);
     return CorruptData("corrupt JPEG data: ", s.err.message);
   }
   s.cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;

@@ -71,12 +71,13 @@ class SampleRng {
 
   // Uniform integer in [lo, hi) without modulo bias. REQUIRES: lo < hi.
   SLUICE_HD int64_t RandInt(int64_t lo, int64_t hi) {
-    const uint64_t range = static_cast<uint64_t>(hi - lo);
+    // In unsigned arithmetic: spans of 2^63 or more must not overflow.
+    const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
     // Rejection sampling on the largest multiple of `range` below 2^64.
     const uint64_t limit = ~uint64_t{0} - (~uint64_t{0} % range + 1) % range;
     uint64_t x = NextU64();
     while (x > limit) x = NextU64();
-    return lo + static_cast<int64_t>(x % range);
+    return static_cast<int64_t>(static_cast<uint64_t>(lo) + x % range);
   }
 
   SLUICE_HD bool Bernoulli(double p) { return Uniform01() < p; }

@@ -117,6 +117,7 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
   Filter filter = Filter::kBilinear;
   bool antialias = true;
   std::array<uint8_t, 3> fill = {0, 0, 0};
+  bool fill_set = false;  // the current segment pads with `fill`
   out->num_segments = 0;
 
   auto finish_segment = [&]() -> Status {
@@ -131,6 +132,22 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
     for (int c = 0; c < 3; ++c) p.fill[c] = fill[static_cast<size_t>(c)];
     ax = Axis::Identity(ax.len());
     ay = Axis::Identity(ay.len());
+    fill_set = false;
+    return Status::OK();
+  };
+  // A crop window; one reaching outside the current image pads with `f`. A segment has a single
+  // fill value, so padding with another value materializes the earlier padding first.
+  auto crop = [&](const AxisWindow& wx, const AxisWindow& wy,
+                  const std::array<uint8_t, 3>& f) -> Status {
+    const bool pads = wx.start < 0 || wx.start + wx.size > ax.len() || wy.start < 0 ||
+                      wy.start + wy.size > ay.len();
+    if (pads && fill_set && f != fill) SLUICE_RETURN_IF_ERROR(finish_segment());
+    ax.Window(wx.start, wx.size);
+    ay.Window(wy.start, wy.size);
+    if (pads) {
+      fill = f;
+      fill_set = true;
+    }
     return Status::OK();
   };
   auto resize = [&](int new_w, int new_h, Interpolation interp, bool aa) -> Status {
@@ -159,15 +176,11 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
     } else if (const auto* cc = std::get_if<CenterCrop>(&t)) {
       const AxisWindow wx = CenterCropAxis(ax.len(), cc->width);
       const AxisWindow wy = CenterCropAxis(ay.len(), cc->height);
-      ax.Window(wx.start, wx.size);
-      ay.Window(wy.start, wy.size);
-      if (ax.padded || ay.padded) fill = {0, 0, 0};
+      SLUICE_RETURN_IF_ERROR(crop(wx, wy, {0, 0, 0}));
     } else if (const auto* rc = std::get_if<RandomCrop>(&t)) {
       AxisWindow wx, wy;
       SLUICE_RETURN_IF_ERROR(DrawRandomCrop(rng, ax.len(), ay.len(), *rc, &wx, &wy));
-      ax.Window(wx.start, wx.size);
-      ay.Window(wy.start, wy.size);
-      if (ax.padded || ay.padded) fill = rc->fill;
+      SLUICE_RETURN_IF_ERROR(crop(wx, wy, rc->fill));
     } else if (const auto* f = std::get_if<RandomHorizontalFlip>(&t)) {
       if (rng.Bernoulli(f->p)) ax.map.flip = !ax.map.flip;
     }
