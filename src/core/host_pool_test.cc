@@ -1,0 +1,175 @@
+#include "core/host_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+TEST(HostPoolTest, RoundUpHandValues) {
+  // 4 KiB minimum, then 8 classes per power of two.
+  EXPECT_EQ(HostPool::RoundUp(0), 4096u);
+  EXPECT_EQ(HostPool::RoundUp(1), 4096u);
+  EXPECT_EQ(HostPool::RoundUp(4096), 4096u);
+  EXPECT_EQ(HostPool::RoundUp(4097), 4608u);   // step 512 between 4 KiB and 8 KiB
+  EXPECT_EQ(HostPool::RoundUp(5000), 5120u);
+  EXPECT_EQ(HostPool::RoundUp(8191), 8192u);
+  EXPECT_EQ(HostPool::RoundUp(8192), 8192u);
+  EXPECT_EQ(HostPool::RoundUp(8193), 9216u);   // step 1024 between 8 KiB and 16 KiB
+  EXPECT_EQ(HostPool::RoundUp(10000), 10240u);
+  EXPECT_EQ(HostPool::RoundUp((1u << 20) + 1), (1u << 20) + (1u << 17));
+  EXPECT_EQ(HostPool::RoundUp(3u << 20), 3u << 20);  // 3 MiB is a class (2 MiB + 4 steps)
+}
+
+TEST(HostPoolTest, RoundUpProperties) {
+  size_t prev = 0;
+  for (size_t b = 1; b < (1u << 22); b = b * 9 / 8 + 1) {
+    const size_t c = HostPool::RoundUp(b);
+    EXPECT_GE(c, b);
+    EXPECT_GE(c, prev);                                  // monotonic
+    EXPECT_EQ(HostPool::RoundUp(c), c);                  // a class maps to itself
+    if (b > 4096) {
+      EXPECT_LE(c - b, b / 8) << b;  // at most 12.5% waste
+    }
+    EXPECT_EQ(c % 64, 0u) << b;                          // whole cache lines
+    prev = c;
+  }
+}
+
+TEST(HostPoolTest, ReusesFreedBufferOfTheSameClass) {
+  auto pool = HostPool::Create();
+  auto a = pool->Allocate(5000);
+  ASSERT_NE(a, nullptr);
+  uint8_t* pa = a.get();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(pa) % 64, 0u);
+  std::memset(pa, 0xAB, HostPool::RoundUp(5000));  // the whole class is usable
+  a.reset();
+  auto b = pool->Allocate(5100);  // same class (5120)
+  EXPECT_EQ(b.get(), pa);
+  auto c = pool->Allocate(5100);  // the cached one is taken: a fresh buffer
+  EXPECT_NE(c.get(), pa);
+  auto d = pool->Allocate(9000);  // another class never gets it
+  EXPECT_NE(d.get(), pa);
+}
+
+TEST(HostPoolTest, ReturnsOnlyWhenLastCopyIsGone) {
+  auto pool = HostPool::Create();
+  auto a = pool->Allocate(100);
+  auto copy = a;
+  a.reset();
+  EXPECT_EQ(pool->usage().in_use_bytes, 4096);
+  EXPECT_EQ(pool->usage().cached_bytes, 0);
+  copy.reset();
+  EXPECT_EQ(pool->usage().in_use_bytes, 0);
+  EXPECT_EQ(pool->usage().cached_bytes, 4096);
+}
+
+TEST(HostPoolTest, UsageAccounting) {
+  auto pool = HostPool::Create();
+  HostPool::Usage u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 0);
+  EXPECT_EQ(u.peak_bytes, 0);
+  EXPECT_EQ(u.cached_bytes, 0);
+
+  auto a = pool->Allocate(5000);   // 5120
+  auto b = pool->Allocate(10000);  // 10240
+  u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 5120 + 10240);
+  EXPECT_EQ(u.peak_bytes, 5120 + 10240);
+  EXPECT_EQ(u.cached_bytes, 0);
+
+  a.reset();
+  u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 10240);
+  EXPECT_EQ(u.peak_bytes, 15360);
+  EXPECT_EQ(u.cached_bytes, 5120);
+
+  auto c = pool->Allocate(4000);  // 4096, new
+  u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 10240 + 4096);
+  EXPECT_EQ(u.peak_bytes, 15360);
+  EXPECT_EQ(u.cached_bytes, 5120);
+
+  auto d = pool->Allocate(4700);  // 5120: reuses the cached buffer
+  u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 10240 + 4096 + 5120);
+  EXPECT_EQ(u.peak_bytes, 10240 + 4096 + 5120);
+  EXPECT_EQ(u.cached_bytes, 0);
+
+  b.reset();
+  c.reset();
+  d.reset();
+  u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 0);
+  EXPECT_EQ(u.peak_bytes, 19456);
+  EXPECT_EQ(u.cached_bytes, 10240 + 4096 + 5120);
+
+  pool->Trim();
+  u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 0);
+  EXPECT_EQ(u.peak_bytes, 19456);
+  EXPECT_EQ(u.cached_bytes, 0);
+}
+
+TEST(HostPoolTest, TrimKeepsBuffersInUse) {
+  auto pool = HostPool::Create();
+  auto a = pool->Allocate(8192);
+  auto b = pool->Allocate(8192);
+  b.reset();
+  pool->Trim();
+  EXPECT_EQ(pool->usage().cached_bytes, 0);
+  EXPECT_EQ(pool->usage().in_use_bytes, 8192);
+  std::memset(a.get(), 1, 8192);  // still valid
+  a.reset();
+  EXPECT_EQ(pool->usage().cached_bytes, 8192);  // returned after the trim, cached again
+  auto c = pool->Allocate(8192);
+  EXPECT_NE(c.get(), nullptr);
+}
+
+TEST(HostPoolTest, BuffersOutliveThePool) {
+  std::shared_ptr<uint8_t> kept;
+  {
+    auto pool = HostPool::Create();
+    kept = pool->Allocate(20000);
+    auto idle = pool->Allocate(20000);
+    std::memset(idle.get(), 2, 20000);
+  }  // pool destroyed with one buffer cached and one handed out
+  ASSERT_NE(kept, nullptr);
+  std::memset(kept.get(), 3, 20000);  // ASan flags this if the pool freed it
+  EXPECT_EQ(kept.get()[19999], 3);
+  kept.reset();                       // freed directly (ASan flags a double free or a leak)
+}
+
+TEST(HostPoolTest, ConcurrentAllocateAndRelease) {
+  auto pool = HostPool::Create();
+  constexpr int kThreads = 4, kIters = 2000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::shared_ptr<uint8_t>> held;
+      for (int i = 0; i < kIters; ++i) {
+        const size_t bytes = 1000 + static_cast<size_t>((i * 7919 + t * 104729) % 50000);
+        auto p = pool->Allocate(bytes);
+        ASSERT_NE(p, nullptr);
+        p.get()[0] = static_cast<uint8_t>(t);
+        p.get()[bytes - 1] = static_cast<uint8_t>(i);
+        EXPECT_EQ(p.get()[0], static_cast<uint8_t>(t));  // nobody else holds this buffer
+        held.push_back(std::move(p));
+        if (held.size() > 8) held.erase(held.begin());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  const HostPool::Usage u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 0);
+  EXPECT_GT(u.cached_bytes, 0);
+  // Each thread holds at most 10 buffers at a time.
+  EXPECT_GT(u.peak_bytes, 0);
+  EXPECT_LE(u.peak_bytes, static_cast<int64_t>(kThreads * 10 * HostPool::RoundUp(51000)));
+}
+
+}  // namespace
+}  // namespace sluice

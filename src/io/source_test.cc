@@ -1,0 +1,166 @@
+#include "sluice/source.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "sluice_source_test_XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    base_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(base_, ec);
+  }
+  void Touch(const std::string& rel) {
+    const fs::path p = fs::path(base_) / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << "x";
+  }
+  void Mkdir(const std::string& rel) { fs::create_directories(fs::path(base_) / rel); }
+  void Symlink(const std::string& target_rel, const std::string& link_rel) {
+    fs::create_directory_symlink(fs::path(base_) / target_rel, fs::path(base_) / link_rel);
+  }
+  std::string Path(const std::string& rel) const { return base_ + "/" + rel; }
+
+  std::string base_;
+};
+
+TEST(HasImageExtensionTest, TorchvisionExtensionsCaseInsensitive) {
+  for (const char* name : {"a.jpg", "a.jpeg", "a.png", "a.ppm", "a.bmp", "a.pgm", "a.tif",
+                           "a.tiff", "a.webp", "A.JPG", "b.JpEg", "c.PNG", "x.y.WebP", ".jpg"})
+    EXPECT_TRUE(HasImageExtension(name)) << name;
+  for (const char* name : {"a.gif", "a.txt", "a.jpg.bak", "jpg", "a.jp", "a.heic", "a.jpgx",
+                           "a_jpg", "", "a.avif", "png"})
+    EXPECT_FALSE(HasImageExtension(name)) << name;
+}
+
+TEST_F(SourceTest, ImageFolderOrderFollowsTorchvision) {
+  // torchvision: classes = sorted(d.name for d in scandir(root) if d.is_dir()); then per class
+  //   for root, _, files in sorted(os.walk(class_dir, followlinks=True)):
+  //     for f in sorted(files): keep if f.lower().endswith(IMG_EXTENSIONS)
+  // sorted(os.walk(...)) orders directories by their whole path string, so "sub-2" ('-' is
+  // 0x2D) comes before "sub/deeper" ('/' is 0x2F), unlike a depth-first walk.
+  Touch("root/README.txt");                // a file at the top is not a class
+  Touch("root/b_dogs/x.JPG");
+  Touch("root/b_dogs/a.png");
+  Touch("root/b_dogs/B.jpeg");             // 'B' sorts before 'a'
+  Touch("root/b_dogs/notes.txt");
+  Touch("root/b_dogs/img.gif");            // not one of torchvision's extensions
+  Touch("root/b_dogs/archive.jpg.bak");
+  Touch("root/b_dogs/.jpg");               // "...".endswith(".jpg")
+  Touch("root/b_dogs/sub/z.webp");
+  Touch("root/b_dogs/sub/deeper/d.tiff");
+  Touch("root/b_dogs/sub-2/y.Tif");
+  Touch("root/b_dogs/dir.jpg/inner.ppm");  // a directory named like an image is walked
+  Touch("root/a_cats/2.pgm");
+  Touch("root/a_cats/1.bmp");
+  Touch("outside/o2.JPEG");
+  Touch("outside/o1.jpg");
+  Symlink("outside", "root/a_cats/linked");  // followed
+  Touch("elsewhere/k.png");
+  Symlink("elsewhere", "root/c_link");       // a class folder reached through a link
+  Mkdir("root/b_dogs/empty_sub");
+
+  Result<Source> src = Source::ImageFolder(Path("root"));
+  ASSERT_TRUE(src.ok()) << src.status().ToString();
+  EXPECT_EQ(src->classes(), (std::vector<std::string>{"a_cats", "b_dogs", "c_link"}));
+  const std::vector<std::pair<std::string, int64_t>> expected = {
+      {"root/a_cats/1.bmp", 0},
+      {"root/a_cats/2.pgm", 0},
+      {"root/a_cats/linked/o1.jpg", 0},
+      {"root/a_cats/linked/o2.JPEG", 0},
+      {"root/b_dogs/.jpg", 1},
+      {"root/b_dogs/B.jpeg", 1},
+      {"root/b_dogs/a.png", 1},
+      {"root/b_dogs/x.JPG", 1},
+      {"root/b_dogs/dir.jpg/inner.ppm", 1},
+      {"root/b_dogs/sub/z.webp", 1},
+      {"root/b_dogs/sub-2/y.Tif", 1},
+      {"root/b_dogs/sub/deeper/d.tiff", 1},
+      {"root/c_link/k.png", 2},
+  };
+  ASSERT_EQ(src->size(), static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(src->samples()[i].path, Path(expected[i].first)) << i;
+    EXPECT_EQ(src->samples()[i].label, expected[i].second) << i;
+  }
+  // A trailing slash on the root gives the same paths (os.path.join).
+  Result<Source> slash = Source::ImageFolder(Path("root") + "/");
+  ASSERT_TRUE(slash.ok());
+  EXPECT_EQ(slash->samples()[0].path, Path("root/a_cats/1.bmp"));
+}
+
+TEST_F(SourceTest, MissingRootIsNotFound) {
+  Result<Source> src = Source::ImageFolder(Path("nope"));
+  ASSERT_FALSE(src.ok());
+  EXPECT_EQ(src.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(src.status().message(), Path("nope") + ": no such directory");
+}
+
+TEST_F(SourceTest, FileAsRootIsInvalidArgument) {
+  Touch("file.jpg");
+  Result<Source> src = Source::ImageFolder(Path("file.jpg"));
+  ASSERT_FALSE(src.ok());
+  EXPECT_EQ(src.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(src.status().message(), Path("file.jpg") + ": not a directory");
+}
+
+TEST_F(SourceTest, NoClassFolderIsNotFound) {
+  Touch("flat/a.jpg");
+  Touch("flat/b.jpg");
+  Result<Source> src = Source::ImageFolder(Path("flat"));
+  ASSERT_FALSE(src.ok());
+  EXPECT_EQ(src.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(src.status().message().find("Couldn't find any class folder in " + Path("flat")),
+            std::string::npos)
+      << src.status().message();
+}
+
+TEST_F(SourceTest, EmptyClassesAreNamed) {
+  Touch("ds/cats/a.jpg");
+  Touch("ds/dogs/notes.txt");
+  Touch("ds/dogs/sub/also_not.gif");
+  Mkdir("ds/emu");
+  Result<Source> src = Source::ImageFolder(Path("ds"));
+  ASSERT_FALSE(src.ok());
+  EXPECT_EQ(src.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(src.status().message().find("Found no valid file for the classes dogs, emu in " + Path("ds")),
+            std::string::npos)
+      << src.status().message();
+  EXPECT_NE(src.status().message().find(".webp"), std::string::npos);  // lists the extensions
+}
+
+TEST_F(SourceTest, FromList) {
+  Result<Source> src = Source::FromList({{"a.jpg", 3}, {"b.png", 1}});
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ(src->size(), 2);
+  EXPECT_EQ(src->samples()[1].path, "b.png");
+  EXPECT_EQ(src->samples()[0].label, 3);
+  EXPECT_TRUE(src->classes().empty());
+
+  Result<Source> empty = Source::FromList({});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(empty.status().message(), "the sample list is empty");
+
+  Result<Source> blank = Source::FromList({{"a.jpg", 0}, {"", 0}});
+  ASSERT_FALSE(blank.ok());
+  EXPECT_EQ(blank.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(blank.status().message(), "sample 1 has an empty path");
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,414 @@
+#include "pipeline/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/rng.h"
+#include "kernels/resize/resize_ref.h"
+#include "ops/transform_ops.h"
+
+namespace sluice {
+namespace {
+
+using namespace sluice::transforms;
+
+Status CreateStatus(std::vector<Transform> list) {
+  Result<Plan> p = Plan::Create(std::move(list));
+  return p.ok() ? Status::OK() : p.status();
+}
+
+TEST(PlanTest, CreateErrorsNameTheProblem) {
+  struct Case {
+    std::vector<Transform> list;
+    StatusCode code;
+    std::string message;  // a substring
+  };
+  const std::string kNoSize = "the transforms must give every image the same size to form batches";
+  const std::vector<Case> cases = {
+      {{}, StatusCode::kInvalidArgument, kNoSize},
+      {{Resize{256, 0, 0}}, StatusCode::kInvalidArgument, kNoSize},
+      {{RandomHorizontalFlip{}, Normalize{}}, StatusCode::kInvalidArgument, kNoSize},
+      {{CenterCrop{224, 224}, Resize{256, 0, 0}}, StatusCode::kInvalidArgument, kNoSize},
+      {{Normalize{}, CenterCrop{224, 224}, Normalize{}}, StatusCode::kInvalidArgument,
+       "transform 2: Normalize appears twice; combine them into one"},
+      {{RandomResizedCrop{0, 224}}, StatusCode::kInvalidArgument,
+       "transform 0: RandomResizedCrop: size must be positive, got (0, 224)"},
+      {{RandomResizedCrop{224, 224, {0.5, 0.1}}}, StatusCode::kInvalidArgument,
+       "transform 0: RandomResizedCrop: scale must be (min, max) with 0 < min <= max, got (0.5, 0.1)"},
+      {{CenterCrop{224, 224}, RandomHorizontalFlip{1.5}}, StatusCode::kInvalidArgument,
+       "transform 1: RandomHorizontalFlip: p must be in [0, 1], got 1.5"},
+      {{Resize{256, 0, 200}, CenterCrop{224, 224}}, StatusCode::kInvalidArgument,
+       "transform 0: Resize: max_size = 200 must be strictly greater than the requested size for "
+       "the smaller edge = 256"},
+      {{CenterCrop{8, 8}, Normalize{{0, 0, 0}, {1, 0, 1}}}, StatusCode::kInvalidArgument,
+       "transform 1: Normalize: std evaluated to zero (channel 1)"},
+      {{RandomCrop{8, 8, {0, -1, 0, 0}}}, StatusCode::kInvalidArgument,
+       "transform 0: RandomCrop: padding must be non-negative, got -1"},
+      {{Normalize{}, RandomCrop{8, 8, {0, 0, 0, 0}, true}}, StatusCode::kUnsupported,
+       "transform 1: RandomCrop with padding after Normalize is not supported"},
+      {{Resize{50, 50}, Resize{40, 40}, Resize{30, 30}, Resize{20, 20}, Resize{10, 10}},
+       StatusCode::kUnsupported, "needs more than 4 resampling passes"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Status s = CreateStatus(cases[i].list);
+    ASSERT_FALSE(s.ok()) << "case " << i;
+    EXPECT_EQ(s.code(), cases[i].code) << "case " << i << ": " << s.ToString();
+    EXPECT_NE(s.message().find(cases[i].message), std::string::npos)
+        << "case " << i << ": " << s.message();
+  }
+}
+
+TEST(PlanTest, OutputSizeAndNormalize) {
+  Result<Plan> p = Plan::Create({Resize{256}, CenterCrop{224, 200}, Normalize{{0.5f, 0.5f, 0.5f}, {0.2f, 0.3f, 0.4f}}});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->out_height(), 224);
+  EXPECT_EQ(p->out_width(), 200);
+  ASSERT_TRUE(p->normalize().has_value());
+  EXPECT_EQ(p->normalize()->std[2], 0.4f);
+  p = Plan::Create({RandomResizedCrop{32, 48}, RandomHorizontalFlip{}});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->out_height(), 32);
+  EXPECT_EQ(p->out_width(), 48);
+  EXPECT_FALSE(p->normalize().has_value());
+  // The last geometric transform decides: a crop after Resize((h, w)).
+  p = Plan::Create({Resize{300, 400}, RandomCrop{100, 120}});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->out_height(), 100);
+  EXPECT_EQ(p->out_width(), 120);
+}
+
+int Segments(std::vector<Transform> list, int w = 500, int h = 375) {
+  Result<Plan> p = Plan::Create(std::move(list));
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  if (!p.ok()) return -1;
+  SampleGeometry g;
+  const Status s = p->Draw(w, h, SampleKey{1, 2, 3}, &g);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return g.num_segments;
+}
+
+TEST(PlanTest, SegmentCounts) {
+  EXPECT_EQ(Segments({RandomResizedCrop{224, 224}}), 1);
+  EXPECT_EQ(Segments({RandomResizedCrop{224, 224}, RandomHorizontalFlip{}, Normalize{}}), 1);
+  EXPECT_EQ(Segments({Resize{256}, CenterCrop{224, 224}}), 1);
+  EXPECT_EQ(Segments({CenterCrop{300, 300}, Resize{224, 224}}), 1);       // crop folds into the resize
+  EXPECT_EQ(Segments({Resize{256}, RandomResizedCrop{224, 224}}), 2);     // crop of a resized image
+  EXPECT_EQ(Segments({Resize{300, 300}, Resize{224, 224}}), 2);
+  EXPECT_EQ(Segments({CenterCrop{600, 600}, Resize{224, 224}}), 2);       // resize after padding
+  EXPECT_EQ(Segments({RandomCrop{400, 400, {0, 0, 0, 0}, true}, Resize{100, 100}}), 2);
+  EXPECT_EQ(Segments({RandomCrop{100, 100}, RandomHorizontalFlip{1.0}, CenterCrop{50, 50}}), 1);
+  // Two paddings in a row share a pass only when they pad with the same value.
+  EXPECT_EQ(Segments({RandomCrop{45, 45, {0, 0, 0, 0}, true}, CenterCrop{60, 60}}, 40, 30), 1);
+  EXPECT_EQ(Segments({RandomCrop{45, 45, {0, 0, 0, 0}, true, {5, 6, 7}}, CenterCrop{60, 60}}, 40, 30), 2);
+}
+
+TEST(PlanTest, ResizeThenCenterCropGeometryMatchesTorchvision) {
+  // torchvision on a 500x375 image: Resize(256) -> 341x256; CenterCrop(224):
+  // left = round((341 - 224) / 2) = round(58.5) = 58, top = round(16.0) = 16.
+  Result<Plan> plan = Plan::Create({Resize{256}, CenterCrop{224, 224}});
+  ASSERT_TRUE(plan.ok());
+  SampleGeometry g;
+  ASSERT_TRUE(plan->Draw(500, 375, SampleKey{}, &g).ok());
+  ASSERT_EQ(g.num_segments, 1);
+  const ResizeParams& p = g.segments[0];
+  EXPECT_EQ(p.x.in_lo, 0);
+  EXPECT_EQ(p.x.in_hi, 500);
+  EXPECT_EQ(p.x.origin, 0.0);
+  EXPECT_DOUBLE_EQ(p.x.scale, 500.0 / 341.0);
+  EXPECT_EQ(p.x.resized_len, 341);
+  EXPECT_EQ(p.x.out_off, 58);
+  EXPECT_EQ(p.x.out_len, 224);
+  EXPECT_FALSE(p.x.flip);
+  EXPECT_FALSE(p.x.identity);
+  EXPECT_EQ(p.y.in_lo, 0);
+  EXPECT_EQ(p.y.in_hi, 375);
+  EXPECT_DOUBLE_EQ(p.y.scale, 375.0 / 256.0);
+  EXPECT_EQ(p.y.resized_len, 256);
+  EXPECT_EQ(p.y.out_off, 16);
+  EXPECT_EQ(p.y.out_len, 224);
+  EXPECT_EQ(p.filter, Filter::kBilinear);
+  EXPECT_TRUE(p.antialias);
+}
+
+TEST(PlanTest, RandomResizedCropGeometryUsesTheDrawnWindow) {
+  RandomResizedCrop rrc{224, 224};
+  rrc.interpolation = Interpolation::kBicubic;
+  rrc.antialias = false;
+  Result<Plan> plan = Plan::Create({rrc});
+  ASSERT_TRUE(plan.ok());
+  for (uint64_t sample = 0; sample < 50; ++sample) {
+    const SampleKey key{11, 4, sample};
+    SampleGeometry g;
+    ASSERT_TRUE(plan->Draw(500, 375, key, &g).ok());
+    SampleRng rng(key.seed, key.epoch, key.sample, 0);  // op index 0: first in the list
+    const Rect r = DrawResizedCropWindow(rng, 500, 375, rrc);
+    const ResizeParams& p = g.segments[0];
+    EXPECT_EQ(p.x.in_lo, r.x);
+    EXPECT_EQ(p.x.in_hi, r.x + r.w);
+    EXPECT_EQ(p.x.origin, r.x);
+    EXPECT_DOUBLE_EQ(p.x.scale, r.w / 224.0);
+    EXPECT_EQ(p.x.out_off, 0);
+    EXPECT_EQ(p.x.out_len, 224);
+    EXPECT_EQ(p.y.in_lo, r.y);
+    EXPECT_EQ(p.y.in_hi, r.y + r.h);
+    EXPECT_DOUBLE_EQ(p.y.scale, r.h / 224.0);
+    EXPECT_EQ(p.filter, Filter::kBicubic);
+    EXPECT_FALSE(p.antialias);
+  }
+}
+
+TEST(PlanTest, FlipsToggleTheXAxis) {
+  auto flip_of = [](std::vector<Transform> list) {
+    Result<Plan> plan = Plan::Create(std::move(list));
+    EXPECT_TRUE(plan.ok());
+    SampleGeometry g;
+    EXPECT_TRUE(plan->Draw(64, 48, SampleKey{5, 0, 9}, &g).ok());
+    EXPECT_FALSE(g.segments[0].y.flip);
+    return g.segments[static_cast<size_t>(g.num_segments - 1)].x.flip;
+  };
+  EXPECT_TRUE(flip_of({RandomResizedCrop{16, 16}, RandomHorizontalFlip{1.0}}));
+  EXPECT_FALSE(flip_of({RandomResizedCrop{16, 16}, RandomHorizontalFlip{0.0}}));
+  EXPECT_FALSE(flip_of({RandomResizedCrop{16, 16}, RandomHorizontalFlip{1.0}, RandomHorizontalFlip{1.0}}));
+  EXPECT_TRUE(flip_of({RandomHorizontalFlip{1.0}, CenterCrop{16, 16}}));
+
+  // p = 0.5: about half the samples flip, decided per sample.
+  Result<Plan> plan = Plan::Create({CenterCrop{16, 16}, RandomHorizontalFlip{}});
+  ASSERT_TRUE(plan.ok());
+  int flipped = 0;
+  for (uint64_t s = 0; s < 1000; ++s) {
+    SampleGeometry g;
+    ASSERT_TRUE(plan->Draw(64, 48, SampleKey{0, 0, s}, &g).ok());
+    flipped += g.segments[0].x.flip ? 1 : 0;
+    SampleRng rng(0, 0, s, 1);  // the flip's own stream: op index 1
+    EXPECT_EQ(g.segments[0].x.flip, rng.Bernoulli(0.5));
+  }
+  EXPECT_NEAR(flipped, 500, 80);  // sd 16
+}
+
+bool SameMap(const AxisMap& a, const AxisMap& b) {
+  return a.in_lo == b.in_lo && a.in_hi == b.in_hi && a.origin == b.origin && a.scale == b.scale &&
+         a.resized_len == b.resized_len && a.out_off == b.out_off && a.out_len == b.out_len &&
+         a.flip == b.flip && a.identity == b.identity;
+}
+
+bool SameGeometry(const SampleGeometry& a, const SampleGeometry& b) {
+  if (a.num_segments != b.num_segments) return false;
+  for (int i = 0; i < a.num_segments; ++i) {
+    const ResizeParams &p = a.segments[static_cast<size_t>(i)], &q = b.segments[static_cast<size_t>(i)];
+    if (!SameMap(p.x, q.x) || !SameMap(p.y, q.y) || p.filter != q.filter || p.antialias != q.antialias ||
+        p.fill[0] != q.fill[0] || p.fill[1] != q.fill[1] || p.fill[2] != q.fill[2])
+      return false;
+  }
+  return true;
+}
+
+TEST(PlanTest, DrawIsDeterministicPerSampleKey) {
+  Result<Plan> plan = Plan::Create({Resize{100}, RandomResizedCrop{32, 32}, RandomHorizontalFlip{},
+                                    RandomCrop{28, 28, {2, 2, 2, 2}}});
+  ASSERT_TRUE(plan.ok());
+  int differ_sample = 0, differ_epoch = 0, differ_seed = 0;
+  for (uint64_t s = 0; s < 100; ++s) {
+    SampleGeometry a, b, c, d, e;
+    ASSERT_TRUE(plan->Draw(320, 240, SampleKey{1, 2, s}, &a).ok());
+    ASSERT_TRUE(plan->Draw(320, 240, SampleKey{1, 2, s}, &b).ok());
+    ASSERT_TRUE(SameGeometry(a, b)) << s;
+    ASSERT_TRUE(plan->Draw(320, 240, SampleKey{1, 2, s + 1}, &c).ok());
+    ASSERT_TRUE(plan->Draw(320, 240, SampleKey{1, 3, s}, &d).ok());
+    ASSERT_TRUE(plan->Draw(320, 240, SampleKey{2, 2, s}, &e).ok());
+    differ_sample += SameGeometry(a, c) ? 0 : 1;
+    differ_epoch += SameGeometry(a, d) ? 0 : 1;
+    differ_seed += SameGeometry(a, e) ? 0 : 1;
+  }
+  EXPECT_GE(differ_sample, 98);
+  EXPECT_GE(differ_epoch, 98);
+  EXPECT_GE(differ_seed, 98);
+}
+
+TEST(PlanTest, DrawFailsWhenTheCropDoesNotFit) {
+  Result<Plan> plan = Plan::Create({RandomCrop{100, 100}});
+  ASSERT_TRUE(plan.ok());  // fits the 640x480 dry run
+  SampleGeometry g;
+  const Status s = plan->Draw(50, 37, SampleKey{}, &g);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("RandomCrop"), std::string::npos);
+}
+
+// ---- The plan's passes against torchvision's one-op-at-a-time semantics ----
+//
+// A simulator applies the list to real pixels one transform at a time, as torchvision does,
+// with the same random draws (each transform's stream is its position in the list); every
+// resize is a whole-image resize with the reference kernel. Running the plan's segments with
+// the same reference kernel must give the same pixels.
+
+struct Img {
+  int w = 0, h = 0;
+  std::vector<uint8_t> px;
+  ImageView view() const { return ImageView{px.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3}; }
+};
+
+Img RandomImg(int w, int h, unsigned seed) {
+  std::mt19937 gen(seed);
+  Img im{w, h, std::vector<uint8_t>(static_cast<size_t>(w) * h * 3)};
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < 3; ++c)
+        im.px[(static_cast<size_t>(y) * w + x) * 3 + c] =
+            static_cast<uint8_t>(((x * 11 + y * 5 + c * 70) % 256) ^ static_cast<int>(gen() % 16));
+  return im;
+}
+
+Img SimCrop(const Img& in, int x0, int y0, int w, int h, std::array<uint8_t, 3> fill) {
+  Img out{w, h, std::vector<uint8_t>(static_cast<size_t>(w) * h * 3)};
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const int sx = x0 + x, sy = y0 + y;
+        out.px[(static_cast<size_t>(y) * w + x) * 3 + c] =
+            sx >= 0 && sx < in.w && sy >= 0 && sy < in.h
+                ? in.px[(static_cast<size_t>(sy) * in.w + sx) * 3 + c]
+                : fill[static_cast<size_t>(c)];
+      }
+  return out;
+}
+
+Img SimFlip(const Img& in) {
+  Img out = in;
+  for (int y = 0; y < in.h; ++y)
+    for (int x = 0; x < in.w; ++x)
+      for (int c = 0; c < 3; ++c)
+        out.px[(static_cast<size_t>(y) * in.w + x) * 3 + c] =
+            in.px[(static_cast<size_t>(y) * in.w + (in.w - 1 - x)) * 3 + c];
+  return out;
+}
+
+AxisMap WholeAxis(int len, int out) {
+  AxisMap m;
+  m.in_lo = 0;
+  m.in_hi = len;
+  m.scale = static_cast<double>(len) / out;
+  m.resized_len = m.out_len = out;
+  m.identity = len == out;
+  return m;
+}
+
+Img SimResize(const Img& in, int w, int h, Interpolation interp, bool antialias) {
+  ResizeParams p;
+  p.x = WholeAxis(in.w, w);
+  p.y = WholeAxis(in.h, h);
+  p.filter = interp == Interpolation::kBicubic ? Filter::kBicubic : Filter::kBilinear;
+  p.antialias = antialias;
+  Img out{w, h, std::vector<uint8_t>(static_cast<size_t>(w) * h * 3)};
+  ResizeRef(p, in.view(), MutableImageView{out.px.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3});
+  return out;
+}
+
+Img Simulate(const Img& src, const std::vector<Transform>& list, const SampleKey& key) {
+  Img im = src;
+  for (size_t i = 0; i < list.size(); ++i) {
+    SampleRng rng(key.seed, key.epoch, key.sample, static_cast<uint32_t>(i));
+    const Transform& t = list[i];
+    if (const auto* c = std::get_if<RandomResizedCrop>(&t)) {
+      const Rect r = DrawResizedCropWindow(rng, im.w, im.h, *c);
+      im = SimResize(SimCrop(im, r.x, r.y, r.w, r.h, {0, 0, 0}), c->width, c->height,
+                     c->interpolation, c->antialias);
+    } else if (const auto* r = std::get_if<Resize>(&t)) {
+      int w, h;
+      ResizedSize(im.w, im.h, *r, &w, &h);
+      im = SimResize(im, w, h, r->interpolation, r->antialias);
+    } else if (const auto* cc = std::get_if<CenterCrop>(&t)) {
+      const AxisWindow x = CenterCropAxis(im.w, cc->width), y = CenterCropAxis(im.h, cc->height);
+      im = SimCrop(im, x.start, y.start, x.size, y.size, {0, 0, 0});
+    } else if (const auto* rc = std::get_if<RandomCrop>(&t)) {
+      AxisWindow x, y;
+      EXPECT_TRUE(DrawRandomCrop(rng, im.w, im.h, *rc, &x, &y).ok());
+      im = SimCrop(im, x.start, y.start, x.size, y.size, rc->fill);
+    } else if (const auto* f = std::get_if<RandomHorizontalFlip>(&t)) {
+      if (rng.Bernoulli(f->p)) im = SimFlip(im);
+    }
+  }
+  return im;
+}
+
+Img RunPlan(const Img& src, const Plan& plan, const SampleKey& key) {
+  SampleGeometry g;
+  EXPECT_TRUE(plan.Draw(src.w, src.h, key, &g).ok());
+  Img im = src;
+  for (int i = 0; i < g.num_segments; ++i) {
+    const ResizeParams& p = g.segments[static_cast<size_t>(i)];
+    Img out{p.x.out_len, p.y.out_len, std::vector<uint8_t>(static_cast<size_t>(p.x.out_len) * p.y.out_len * 3)};
+    ResizeRef(p, im.view(),
+              MutableImageView{out.px.data(), out.h, out.w, 3, static_cast<ptrdiff_t>(out.w) * 3});
+    im = std::move(out);
+  }
+  return im;
+}
+
+void ExpectPlanMatchesSimulation(const std::vector<Transform>& list, int max_diff,
+                                 const std::string& what) {
+  Result<Plan> plan = Plan::Create(list);
+  ASSERT_TRUE(plan.ok()) << what << ": " << plan.status().ToString();
+  struct Size {
+    int w, h;
+  };
+  int compared = 0;
+  for (Size s : {Size{50, 37}, Size{37, 50}, Size{64, 64}}) {
+    const Img src = RandomImg(s.w, s.h, static_cast<unsigned>(s.w * 100 + s.h));
+    for (uint64_t sample = 0; sample < 25; ++sample) {
+      const SampleKey key{3, 1, sample};
+      const Img want = Simulate(src, list, key);
+      const Img got = RunPlan(src, *plan, key);
+      ASSERT_EQ(got.w, plan->out_width()) << what;
+      ASSERT_EQ(got.h, plan->out_height()) << what;
+      ASSERT_EQ(got.w, want.w) << what;
+      ASSERT_EQ(got.h, want.h) << what;
+      int worst = 0;
+      for (size_t i = 0; i < got.px.size(); ++i) worst = std::max(worst, std::abs(got.px[i] - want.px[i]));
+      ASSERT_LE(worst, max_diff) << what << ", image " << s.w << "x" << s.h << ", sample " << sample;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 75);
+}
+
+TEST(PlanTest, SegmentsReproduceTorchvisionSemantics) {
+  // Exact: the plan composes crops, padding and flips into the maps, and a crop-then-resize uses
+  // the same weights as resizing the materialized crop.
+  ExpectPlanMatchesSimulation({RandomResizedCrop{24, 24}, RandomHorizontalFlip{}}, 0, "rrc+flip");
+  ExpectPlanMatchesSimulation({Resize{20}, CenterCrop{16, 16}}, 0, "resize+center");
+  ExpectPlanMatchesSimulation({Resize{20, 0, 0, Interpolation::kBicubic}, CenterCrop{18, 12}}, 0,
+                              "bicubic resize+center");
+  ExpectPlanMatchesSimulation({Resize{20}, RandomResizedCrop{12, 12}, RandomHorizontalFlip{}}, 0,
+                              "resize+rrc+flip");
+  ExpectPlanMatchesSimulation({RandomHorizontalFlip{}, CenterCrop{7, 9}}, 0, "flip+odd center");
+  ExpectPlanMatchesSimulation({CenterCrop{60, 60}, Resize{24, 24}}, 0, "padded center+resize");
+  ExpectPlanMatchesSimulation({RandomCrop{30, 40, {3, 1, 2, 4}, false, {9, 8, 7}}, Resize{12, 16}},
+                              0, "padded random crop+resize");
+  ExpectPlanMatchesSimulation({RandomCrop{56, 56, {0, 0, 0, 0}, true, {1, 2, 3}}, RandomHorizontalFlip{},
+                               CenterCrop{40, 30}},
+                              0, "pad_if_needed+flip+center");
+  // Padding keeps the fill of the crop that made it, whatever later crops do.
+  ExpectPlanMatchesSimulation({CenterCrop{60, 60}, RandomCrop{50, 50, {0, 0, 0, 0}, false, {9, 9, 9}}},
+                              0, "zero padding then a random crop inside it");
+  ExpectPlanMatchesSimulation({RandomCrop{45, 45, {0, 0, 0, 0}, true, {5, 6, 7}}, CenterCrop{60, 60}},
+                              0, "two paddings with different fills");
+  ExpectPlanMatchesSimulation({Resize{30, 30}, Resize{20, 20}}, 0, "two resizes");
+  ExpectPlanMatchesSimulation({RandomResizedCrop{20, 20, {0.3, 1.0}, {0.5, 2.0}, Interpolation::kBicubic, false},
+                               RandomCrop{16, 16}},
+                              0, "bicubic rrc without antialias+random crop");
+  ExpectPlanMatchesSimulation({CenterCrop{30, 30}, RandomHorizontalFlip{}, Resize{20}, CenterCrop{18, 18}},
+                              0, "crop+flip+resize+crop");
+  // A flip before a resize reverses the filter's sampling positions: mirrored weights are equal
+  // in exact arithmetic but may differ in the last bit, so allow one level.
+  ExpectPlanMatchesSimulation({RandomHorizontalFlip{}, RandomResizedCrop{24, 24}}, 1, "flip+rrc");
+}
+
+}  // namespace
+}  // namespace sluice
