@@ -5,7 +5,7 @@
 set -euo pipefail
 PYTHON=${PYTHON:-python3}
 
-apt_pkgs=(g++ make pkg-config ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev)
+apt_pkgs=(g++ make ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev)
 # Ubuntu names libjpeg-turbo's headers libjpeg-turbo8-dev.
 if ! apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then
   apt_pkgs=("${apt_pkgs[@]/libjpeg62-turbo-dev/libjpeg-turbo8-dev}")

@@ -73,11 +73,8 @@ def _smooth_field(rng: np.random.Generator, h: int, w: int, cells: int) -> np.nd
     x0 = np.minimum(xs.astype(int), gw - 2)
     wy = (ys - y0)[:, None, None]
     wx = (xs - x0)[None, :, None]
-    g00 = grid[y0][:, x0]
-    g01 = grid[y0][:, x0 + 1]
-    g10 = grid[y0 + 1][:, x0]
-    g11 = grid[y0 + 1][:, x0 + 1]
-    return (g00 * (1 - wy) * (1 - wx) + g01 * (1 - wy) * wx + g10 * wy * (1 - wx) + g11 * wy * wx)
+    rows = grid[:, x0] * (1 - wx) + grid[:, x0 + 1] * wx  # (gh, w, 3): along x first
+    return rows[y0] * (1 - wy) + rows[y0 + 1] * wy
 
 
 def synthesize(rng: np.random.Generator, width: int, height: int, noise: float = 5.5,
@@ -89,19 +86,22 @@ def synthesize(rng: np.random.Generator, width: int, height: int, noise: float =
     lum = _pink_noise(rng, h, w, beta=float(rng.uniform(0.9, 1.4)))
     img += (lum * (18 * detail))[:, :, None]
     img += _pink_noise(rng, h, w, 1.5)[:, :, None] * (rng.uniform(-6, 6, 3) * detail)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    # Objects: ellipses and rotated rectangles with their own color, shading and texture.
+    # Objects: ellipses and rotated rectangles with their own color, shading and texture,
+    # rendered inside their bounding boxes.
     for _ in range(int(rng.integers(4, 12))):
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
         a, b = rng.uniform(0.05, 0.35) * w, rng.uniform(0.05, 0.35) * h
         theta = rng.uniform(0, np.pi)
         c, s = np.cos(theta), np.sin(theta)
+        r = np.hypot(a, b) * 1.05
+        x0, x1 = max(0, int(cx - r)), min(w, int(cx + r) + 1)
+        y0, y1 = max(0, int(cy - r)), min(h, int(cy + r) + 1)
+        if x0 >= x1 or y0 >= y1:
+            continue
+        yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
         u = ((xx - cx) * c + (yy - cy) * s) / a
         v = (-(xx - cx) * s + (yy - cy) * c) / b
-        if rng.random() < 0.5:
-            d = np.sqrt(u * u + v * v)
-        else:
-            d = np.maximum(np.abs(u), np.abs(v))
+        d = np.sqrt(u * u + v * v) if rng.random() < 0.5 else np.maximum(np.abs(u), np.abs(v))
         edge = float(rng.uniform(0.004, 0.03))  # edge softness (a pixel or two)
         mask = np.clip((1 - d) / edge, 0, 1)[:, :, None]
         color = rng.uniform(0, 255, 3).astype(np.float32)
@@ -112,8 +112,10 @@ def synthesize(rng: np.random.Generator, width: int, height: int, noise: float =
             phase = (xx * np.cos(theta * 2) + yy * np.sin(theta * 2)) * freq
             obj = obj + (np.sin(phase) * rng.uniform(10, 40) * detail)[:, :, None]
         elif rng.random() < 0.6:
-            obj = obj + (_pink_noise(rng, h, w, 0.8) * rng.uniform(5, 25) * detail)[:, :, None]
-        img = img * (1 - mask) + obj * mask
+            tex = _pink_noise(rng, y1 - y0, x1 - x0, 0.8)
+            obj = obj + (tex * rng.uniform(5, 25) * detail)[:, :, None]
+        region = img[y0:y1, x0:x1]
+        img[y0:y1, x0:x1] = region * (1 - mask) + obj * mask
     # Sensor noise, slightly stronger in the dark (shot-noise-like), plus a little color noise.
     if noise > 0:
         sigma = noise * (0.6 + 0.8 * (1 - np.clip(img.mean(axis=2, keepdims=True) / 255, 0, 1)))

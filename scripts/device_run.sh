@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build with 16 cores from the Debian packages carried in .deb/
+# (that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network), run the
+# C++ and Python tests, make the two REFERENCE.md datasets, run the benchmarks, print a table.
+#   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|all]
+# Logs and JSON results go to $OUT.
+set -uo pipefail
+what=${1:-all}
+OUT=${OUT:-/tmp/sluice-out}
+mkdir -p "$OUT"
+ROOT=$PWD/.deb/root
+mkdir -p "$ROOT"
+for f in .deb/*.deb; do dpkg -x "$f" "$ROOT"; done
+export CPATH=$ROOT/usr/include:$ROOT/usr/include/x86_64-linux-gnu
+export LIBRARY_PATH=$ROOT/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$ROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+export PYTHONPATH=$PWD/python
+export PYTHONUNBUFFERED=1
+PY=$(command -v python3)
+nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+"$PY" -c "import torch, torchvision, PIL; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'PIL', PIL.__version__)"
+
+t0=$(date +%s)
+cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$ROOT/usr" \
+  -DPython_EXECUTABLE="$PY" >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+cmake --build build/gpu -j 16 >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+echo "build: $(( $(date +%s) - t0 ))s"
+
+summary=()
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  ctest --test-dir build/gpu -j 16 --output-on-failure >"$OUT/ctest.log" 2>&1
+  summary+=("ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
+  "$PY" -m pytest -q -p no:cacheprovider -n 8 tests/python >"$OUT/pytest.log" 2>&1
+  summary+=("pytest: $(tail -1 "$OUT/pytest.log")")
+  grep -E "FAILED|Error" "$OUT/pytest.log" | head -20
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  t1=$(date +%s)
+  "$PY" -m sluice make-dataset /tmp/data_a -n 4096 --preset imagenet --quiet | tee -a "$OUT/datasets.log"
+  "$PY" -m sluice make-dataset /tmp/data_b -n 4096 --preset small --quiet | tee -a "$OUT/datasets.log"
+  echo "datasets: $(( $(date +%s) - t1 ))s"
+  for d in a b; do
+    "$PY" bench/cpu_bench.py /tmp/data_$d --cores "${CORES:-1,4,16}" --seconds "${SECONDS_PER_ROW:-6}" \
+      --json "$OUT/cpu_$d.json" 2>&1 | tee "$OUT/cpu_$d.log"
+  done
+fi
+printf '%s\n' "${summary[@]}"
