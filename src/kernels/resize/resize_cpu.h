@@ -1,5 +1,7 @@
 // CPU resize: PIL's fixed-point separable resampling (22-bit weights, horizontal pass into an
 // 8-bit intermediate, then vertical). Bit-exact with PIL's Image.resize for the same region.
+// On x86 the passes use SSSE3/AVX2 when the CPU has them (checked at run time), with the same
+// exact integer arithmetic; the portable path remains and is tested against them.
 //
 // The kernel allocates nothing: the caller owns a ResizeScratch (one per thread) whose vectors
 // grow to the largest sample seen and are reused.
@@ -19,20 +21,25 @@ namespace sluice {
 // Fixed-point taps of one axis, one row of `stride` coefficients per output pixel.
 struct AxisTaps {
   std::vector<int32_t> first, count, coef;
+  // The same coefficients for the SIMD path: per pair of taps, two words packing the high
+  // (c >> 11) and low (c & 2047) halves of both taps as 16-bit lanes; `pair_stride` per pixel.
+  std::vector<int32_t> pairs;
   std::vector<double> weights;  // staging for ComputeTaps
   int stride = 0;
+  int pair_stride = 0;
 };
 
 struct ResizeScratch {
   AxisTaps x, y;
   std::vector<uint8_t> mid;   // horizontal pass output
-  std::vector<int32_t> acc;   // vertical pass accumulators
+  std::vector<uint32_t> acc;  // vertical pass accumulators (sums modulo 2^32)
 };
 
 // REQUIRES: out.width == p.x.out_len, out.height == p.y.out_len, 3 channels; every tap of a
-// non-padding output pixel lies inside `in`.
+// non-padding output pixel lies inside `in`. `allow_simd` = false forces the portable code
+// (for tests; results are identical).
 void ResizeCpu(const ResizeParams& p, const ImageView& in, const MutableImageView& out,
-               ResizeScratch* scratch);
+               ResizeScratch* scratch, bool allow_simd = true);
 
 }  // namespace sluice
 
