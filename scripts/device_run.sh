@@ -3,27 +3,20 @@
 # (that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network), run the
 # C++ and Python tests, make the two REFERENCE.md datasets, run the benchmarks, print a table.
 #   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|all]
-# Logs and JSON results go to $OUT.
+# Logs and JSON results go to $OUT (at most 8 files come back: build, ctest, pytest, bench logs
+# and the JSON results).
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/sluice-out}
 mkdir -p "$OUT"
-ROOT=$PWD/.deb/root
-mkdir -p "$ROOT"
-for f in .deb/*.deb; do dpkg -x "$f" "$ROOT"; done
-export CPATH=$ROOT/usr/include:$ROOT/usr/include/x86_64-linux-gnu
-export LIBRARY_PATH=$ROOT/usr/lib/x86_64-linux-gnu
-export LD_LIBRARY_PATH=$ROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-export PYTHONPATH=$PWD/python
-export PYTHONUNBUFFERED=1
+source scripts/device_env.sh
 PY=$(command -v python3)
 nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 "$PY" -c "import torch, torchvision, PIL; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'PIL', PIL.__version__)"
 
 t0=$(date +%s)
-cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$ROOT/usr" \
-  -DPython_EXECUTABLE="$PY" >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-cmake --build build/gpu -j 16 >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+cmake --build build/gpu -j 16 >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "build: $(( $(date +%s) - t0 ))s"
 
 summary=()
@@ -36,12 +29,12 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   t1=$(date +%s)
-  "$PY" -m sluice make-dataset /tmp/data_a -n 4096 --preset imagenet --quiet | tee -a "$OUT/datasets.log"
-  "$PY" -m sluice make-dataset /tmp/data_b -n 4096 --preset small --quiet | tee -a "$OUT/datasets.log"
+  "$PY" -m sluice make-dataset /tmp/data_a -n 4096 --preset imagenet --quiet | tee -a "$OUT/bench.log"
+  "$PY" -m sluice make-dataset /tmp/data_b -n 4096 --preset small --quiet | tee -a "$OUT/bench.log"
   echo "datasets: $(( $(date +%s) - t1 ))s"
   for d in a b; do
     "$PY" bench/cpu_bench.py /tmp/data_$d --cores "${CORES:-1,4,16}" --seconds "${SECONDS_PER_ROW:-6}" \
-      --json "$OUT/cpu_$d.json" 2>&1 | tee "$OUT/cpu_$d.log"
+      --json "$OUT/cpu_$d.json" 2>&1 | tee -a "$OUT/bench.log"
   done
 fi
 printf '%s\n' "${summary[@]}"

@@ -392,6 +392,33 @@ TEST(JpegCpuTest, DamagedDataNeverCrashes) {
   }
 }
 
+// A header claiming 60000 x 60000 pixels (3.6 GP) is refused before any pixel memory is
+// allocated, as PIL refuses decompression bombs; the decoder stays usable afterwards.
+TEST(JpegCpuTest, HugeHeaderIsRefused) {
+  std::vector<uint8_t> jpeg = Encode(MakePicture(32, 24, 3), 32, 24, 3, "420", false);
+  size_t sof = 0;
+  for (size_t i = 0; i + 1 < jpeg.size(); ++i)
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) {
+      sof = i;
+      break;
+    }
+  ASSERT_GT(sof, 0u);
+  for (size_t off : {sof + 5, sof + 7}) {  // height, width: 60000 = 0xEA60
+    jpeg[off] = 0xEA;
+    jpeg[off + 1] = 0x60;
+  }
+  JpegDecoder decoder;
+  for (int round = 0; round < 3; ++round) {
+    Result<ImageInfo> info = decoder.ReadHeader(jpeg.data(), jpeg.size());
+    ASSERT_FALSE(info.ok());
+    EXPECT_EQ(info.status().code(), StatusCode::kCorruptData);
+    EXPECT_EQ(info.status().message(),
+              "image too large: 60000x60000 pixels exceeds the limit of 178956970");
+  }
+  const std::vector<uint8_t> good = Encode(MakePicture(32, 24, 3), 32, 24, 3, "420", false);
+  ASSERT_TRUE(decoder.ReadHeader(good.data(), good.size()).ok());
+}
+
 TEST(JpegCpuTest, MisuseErrors) {
   const std::vector<uint8_t> src = MakePicture(32, 16, 3);
   const std::vector<uint8_t> jpg = Encode(src, 32, 16, 3, "444", false);
