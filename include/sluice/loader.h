@@ -31,11 +31,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sluice/source.h"
 #include "sluice/status.h"
 #include "sluice/tensor.h"
+#include "sluice/tensor_list.h"
 #include "sluice/transforms.h"
 #include "sluice/types.h"
 
@@ -58,7 +60,11 @@ struct LoaderOptions {
 };
 
 struct Batch {
-  Tensor images;                 // N x 3 x H x W (NCHW) or N x H x W x 3 (NHWC)
+  // N x 3 x H x W (NCHW) or N x H x W x 3 (NHWC) when the transforms end in a fixed size.
+  Tensor images;
+  // Otherwise (e.g. Resize(256) alone) one 3 x H x W (or H x W x 3) tensor per sample, and
+  // `images` is empty.
+  TensorList image_list;
   Tensor labels;                 // N, int64
   std::vector<int64_t> indices;  // dataset index of each sample
   int64_t epoch = 0;
@@ -93,8 +99,8 @@ struct LoaderStats {
 
 class Loader {
  public:
-  // Validates everything before any work starts: options, transforms (the output size must be
-  // fixed), the device. Errors name the argument.
+  // Validates everything before any work starts: options, transforms, the device. Errors name
+  // the argument.
   static Result<std::unique_ptr<Loader>> Create(Source source,
                                                 std::vector<transforms::Transform> transforms,
                                                 LoaderOptions options);
@@ -104,6 +110,9 @@ class Loader {
 
   int64_t num_samples() const;
   int64_t num_batches() const;  // per epoch, exact for the last_batch policy
+  // (height, width) of every output image, or nullopt when it depends on the image (batches
+  // then carry a TensorList).
+  std::optional<std::pair<int, int>> output_size() const;
   const Source& source() const;
   const LoaderOptions& options() const;
 

@@ -7,6 +7,7 @@
 #include "sluice/source.h"
 #include "sluice/status.h"
 #include "sluice/tensor.h"
+#include "sluice/tensor_list.h"
 #include "sluice/transforms.h"
 #include "sluice/types.h"
 

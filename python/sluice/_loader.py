@@ -43,8 +43,10 @@ class Loader:
     Args:
         source: an ImageFolder root (one sub-folder per class, labelled as torchvision's
             ``ImageFolder`` labels them), or a sequence of ``(path, label)`` pairs.
-        transform: sluice transforms (a list or ``sluice.transforms.Compose``). Geometry must
-            end in a fixed size so that images can be batched.
+        transform: sluice transforms (a list or ``sluice.transforms.Compose``). When they end in
+            a fixed size (a crop, ``RandomResizedCrop`` or ``Resize((h, w))``), images come as
+            one ``N x 3 x H x W`` tensor; otherwise (e.g. ``Resize(256)`` alone) as a list of
+            ``3 x H x W`` tensors, one per sample.
         batch_size: samples per batch.
         device: ``"cpu"`` (this build has no CUDA path yet).
         shuffle: a new permutation of the dataset every epoch.
@@ -62,8 +64,8 @@ class Loader:
         output: ``"torch"``, ``"numpy"`` or ``"auto"`` (torch when installed).
 
     Iterating starts an epoch: the one given to :meth:`set_epoch`, else the one after the last
-    (0 first). Batches are yielded in order; images are ``N x 3 x H x W`` (or NHWC), labels
-    int64.
+    (0 first). Batches are yielded in order; images are ``N x 3 x H x W`` (or NHWC) or a list
+    (see ``transform``), labels int64.
     """
 
     def __init__(self, source: Any, transform: Any = None, *, batch_size: int = 256,
@@ -110,6 +112,11 @@ class Loader:
     @property
     def num_samples(self) -> int:
         return self._core.num_samples
+
+    @property
+    def output_size(self) -> tuple[int, int] | None:
+        """(height, width) of every image, or None when it varies (batches are lists)."""
+        return self._core.output_size
 
     @property
     def classes(self) -> list[str]:
@@ -170,4 +177,6 @@ class _EpochIterator:
             raise StopIteration
         images, labels, _indices, _epoch, _index = item
         out = self._loader._output
+        if isinstance(images, list):
+            return [to_array(t, out) for t in images], to_array(labels, out)
         return to_array(images, out), to_array(labels, out)

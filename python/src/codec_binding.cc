@@ -144,11 +144,13 @@ void RegisterCodec(nb::module_& m) {
           }
         }
         SampleProcessor processor(plan, finish, dct_scaling);
-        const std::vector<int64_t> shape =
-            finish.layout == Layout::kNCHW
-                ? std::vector<int64_t>{3, plan.out_height(), plan.out_width()}
-                : std::vector<int64_t>{plan.out_height(), plan.out_width(), 3};
-        Tensor out = Tensor::Empty(shape, finish.dtype);
+        Tensor out;
+        auto slot = [&](int h, int w) -> Result<void*> {
+          out = Tensor::Empty(finish.layout == Layout::kNCHW ? std::vector<int64_t>{3, h, w}
+                                                             : std::vector<int64_t>{h, w, 3},
+                              finish.dtype);
+          return out.data();
+        };
         WorkerScratch scratch;
         StageCounters counters;
         std::string bytes(data.c_str(), data.size());
@@ -156,7 +158,7 @@ void RegisterCodec(nb::module_& m) {
         {
           nb::gil_scoped_release release;
           s = processor.Process(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
-                                SampleKey{seed, epoch, index}, &scratch, out.data(), &counters);
+                                SampleKey{seed, epoch, index}, &scratch, slot, &counters);
         }
         Check(s);
         return PyTensor{out};

@@ -90,6 +90,7 @@ void RegisterLoader(nb::module_& m) {
           nb::arg("prefetch"), nb::arg("dct_scaling"))
       .def_prop_ro("num_samples", &Loader::num_samples)
       .def_prop_ro("num_batches", &Loader::num_batches)
+      .def_prop_ro("output_size", &Loader::output_size)
       .def_prop_ro("classes", [](const Loader& l) { return l.source().classes(); })
       .def_prop_ro("samples",
                    [](const Loader& l) {
@@ -114,8 +115,16 @@ void RegisterLoader(nb::module_& m) {
              }();
              std::optional<Batch> batch = Unwrap(std::move(r));
              if (!batch) return nb::none();
-             return nb::make_tuple(PyTensor{batch->images}, PyTensor{batch->labels},
-                                   nb::cast(batch->indices), batch->epoch, batch->index);
+             nb::object images;
+             if (batch->image_list.empty()) {
+               images = nb::cast(PyTensor{batch->images});
+             } else {  // variable-size outputs: a list
+               nb::list list;
+               for (const Tensor& t : batch->image_list.tensors()) list.append(PyTensor{t});
+               images = list;
+             }
+             return nb::make_tuple(images, PyTensor{batch->labels}, nb::cast(batch->indices),
+                                   batch->epoch, batch->index);
            })
       .def("stats", [](const Loader& l) { return StatsToDict(l.stats()); })
       .def("reset_stats", &Loader::ResetStats);

@@ -16,7 +16,8 @@ struct Executor::InFlight {
   int64_t epoch = 0;
   int64_t index = 0;
   std::vector<int64_t> samples;    // dataset indices
-  std::shared_ptr<uint8_t> images;  // pooled output buffer
+  std::shared_ptr<uint8_t> images;  // pooled output buffer (fixed-size plans)
+  std::vector<Tensor> outputs;     // one pooled tensor per sample (variable-size plans)
   std::vector<Status> status;      // per sample
   int remaining = 0;               // guarded by Executor::mu_
   std::atomic<bool> cancelled{false};
@@ -43,8 +44,9 @@ Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& 
       pool_(HostPool::Create()), stats_start_ns_(NowNs()) {
   const int64_t n = source.size(), bs = options.batch_size;
   num_batches_ = options.last_batch == LastBatch::kDrop ? n / bs : (n + bs - 1) / bs;
-  sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
-                  static_cast<int64_t>(DTypeSize(options.dtype));
+  if (plan.fixed_size())
+    sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
+                    static_cast<int64_t>(DTypeSize(options.dtype));
   const int threads = options.num_threads > 0 ? options.num_threads : ThreadPool::AvailableCpus();
   const int io = options.io_threads > 0 ? options.io_threads : 2;
   options_.num_threads = threads;
@@ -91,8 +93,9 @@ void Executor::Schedule(int64_t batch) {
   for (int i = 0; i < n; ++i) b->samples[static_cast<size_t>(i)] = sampler_.IndexAt(epoch_, begin + i);
   b->status.resize(static_cast<size_t>(n));
   b->remaining = n;
-  b->images = pool_->Allocate(static_cast<size_t>(sample_bytes_ * n));
-  if (!b->images) {
+  if (!plan_.fixed_size()) {
+    b->outputs.resize(static_cast<size_t>(n));
+  } else if (!(b->images = pool_->Allocate(static_cast<size_t>(sample_bytes_ * n)))) {
     for (auto& s : b->status) s = ResourceExhausted("cannot allocate the output batch");
     b->remaining = 0;
     in_flight_.push_back(std::move(b));
@@ -122,7 +125,23 @@ void Executor::Schedule(int64_t batch) {
 void Executor::ProcessSample(const std::shared_ptr<InFlight>& b, int i, FileBytes bytes, int worker) {
   if (!b->cancelled.load(std::memory_order_relaxed)) {
     const int64_t index = b->samples[static_cast<size_t>(i)];
-    void* slot = b->images.get() + sample_bytes_ * i;
+    auto slot = [&](int h, int w) -> Result<void*> {
+      if (plan_.fixed_size()) {
+        if (h != plan_.out_height() || w != plan_.out_width())
+          return Internal("the plan produced ", w, "x", h, ", expected ", plan_.out_width(), "x",
+                          plan_.out_height());
+        return static_cast<void*>(b->images.get() + sample_bytes_ * i);
+      }
+      const size_t bytes_out = static_cast<size_t>(h) * w * 3 * DTypeSize(options_.dtype);
+      std::shared_ptr<uint8_t> buf = pool_->Allocate(bytes_out);
+      if (!buf) return ResourceExhausted("cannot allocate ", bytes_out, " bytes for the output");
+      void* data = buf.get();
+      std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{3, h, w}
+                                                                      : std::vector<int64_t>{h, w, 3};
+      b->outputs[static_cast<size_t>(i)] =
+          Tensor(std::shared_ptr<void>(std::move(buf), data), data, std::move(shape), options_.dtype);
+      return data;
+    };
     Status s = processor_.Process(bytes.data, bytes.size,
                                   SampleKey{options_.seed, static_cast<uint64_t>(b->epoch),
                                             static_cast<uint64_t>(index)},
@@ -172,15 +191,19 @@ Result<std::optional<Batch>> Executor::Next() {
     // Compact: good samples move down over skipped ones.
     int kept = 0;
     std::vector<int64_t> indices;
+    std::vector<Tensor> outputs;
     indices.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       if (!b->status[static_cast<size_t>(i)].ok()) {
         RecordSkip(*b, i, b->status[static_cast<size_t>(i)]);
         continue;
       }
-      if (kept != i)
+      if (!plan_.fixed_size()) {
+        outputs.push_back(std::move(b->outputs[static_cast<size_t>(i)]));
+      } else if (kept != i) {
         std::memmove(b->images.get() + sample_bytes_ * kept, b->images.get() + sample_bytes_ * i,
                      static_cast<size_t>(sample_bytes_));
+      }
       indices.push_back(b->samples[static_cast<size_t>(i)]);
       ++kept;
     }
@@ -189,13 +212,17 @@ Result<std::optional<Batch>> Executor::Next() {
     Batch out;
     out.epoch = b->epoch;
     out.index = b->index;
-    const int64_t H = plan_.out_height(), W = plan_.out_width();
-    std::vector<int64_t> shape = options_.layout == Layout::kNCHW
-                                     ? std::vector<int64_t>{kept, 3, H, W}
-                                     : std::vector<int64_t>{kept, H, W, 3};
-    std::shared_ptr<uint8_t> images = std::move(b->images);
-    void* data = images.get();
-    out.images = Tensor(std::shared_ptr<void>(images, data), data, std::move(shape), options_.dtype);
+    if (plan_.fixed_size()) {
+      const int64_t H = plan_.out_height(), W = plan_.out_width();
+      std::vector<int64_t> shape = options_.layout == Layout::kNCHW
+                                       ? std::vector<int64_t>{kept, 3, H, W}
+                                       : std::vector<int64_t>{kept, H, W, 3};
+      std::shared_ptr<uint8_t> images = std::move(b->images);
+      void* data = images.get();
+      out.images = Tensor(std::shared_ptr<void>(images, data), data, std::move(shape), options_.dtype);
+    } else {
+      out.image_list = TensorList(std::move(outputs));
+    }
     out.labels = Tensor::Empty({kept}, DType::kInt64);
     int64_t* labels = out.labels.data_as<int64_t>();
     for (int i = 0; i < kept; ++i)

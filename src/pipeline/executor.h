@@ -57,7 +57,7 @@ class Executor {
   SampleProcessor processor_;
   std::shared_ptr<HostPool> pool_;
   int64_t num_batches_ = 0;
-  int64_t sample_bytes_ = 0;  // bytes of one output sample
+  int64_t sample_bytes_ = 0;  // bytes of one output sample (fixed-size plans)
 
   int64_t epoch_ = -1;
   int64_t next_schedule_ = 0;

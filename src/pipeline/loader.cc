@@ -53,6 +53,10 @@ Loader::~Loader() = default;
 
 int64_t Loader::num_samples() const { return impl_->source_.size(); }
 int64_t Loader::num_batches() const { return impl_->executor_.num_batches(); }
+std::optional<std::pair<int, int>> Loader::output_size() const {
+  if (!impl_->plan_.fixed_size()) return std::nullopt;
+  return std::make_pair(impl_->plan_.out_height(), impl_->plan_.out_width());
+}
 const Source& Loader::source() const { return impl_->source_; }
 const LoaderOptions& Loader::options() const { return impl_->options_; }
 

@@ -72,7 +72,6 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
   Plan plan;
   // Static output size, tracked symbolically: 0 = depends on the image.
   int h = 0, w = 0;
-  bool any_geometry = false;
   for (size_t i = 0; i < list.size(); ++i) {
     const Transform& t = list[i];
     SLUICE_RETURN_IF_ERROR(Validate(t).WithPrefix("transform " + std::to_string(i)));
@@ -81,29 +80,26 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
         return InvalidArgument("transform ", i, ": Normalize appears twice; combine them into one");
       plan.normalize_ = *n;
     } else if (const auto* c = std::get_if<RandomResizedCrop>(&t)) {
-      h = c->height, w = c->width, any_geometry = true;
+      h = c->height, w = c->width;
     } else if (const auto* r = std::get_if<Resize>(&t)) {
       if (r->width > 0) {
         h = r->height, w = r->width;
       } else {
         h = w = 0;
       }
-      any_geometry = true;
     } else if (const auto* cc = std::get_if<CenterCrop>(&t)) {
-      h = cc->height, w = cc->width, any_geometry = true;
+      h = cc->height, w = cc->width;
     } else if (const auto* rc = std::get_if<RandomCrop>(&t)) {
-      h = rc->height, w = rc->width, any_geometry = true;
+      h = rc->height, w = rc->width;
       if (plan.normalize_ && (rc->pad_if_needed || rc->padding != std::array<int, 4>{0, 0, 0, 0}))
         return Unsupported("transform ", i, ": RandomCrop with padding after Normalize is not supported; "
                            "put Normalize last");
     }
   }
-  if (!any_geometry || h == 0 || w == 0)
-    return InvalidArgument(
-        "the transforms must give every image the same size to form batches: end the geometric "
-        "transforms with a crop (CenterCrop, RandomCrop, RandomResizedCrop) or Resize((h, w))");
-  plan.out_height_ = h;
-  plan.out_width_ = w;
+  if (h > 0 && w > 0) {
+    plan.out_height_ = h;
+    plan.out_width_ = w;
+  }
   plan.transforms_ = std::move(list);
   // Dry run on a typical image to catch lists that need too many segments.
   SampleGeometry g;

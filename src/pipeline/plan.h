@@ -5,7 +5,9 @@
 // RandomResizedCrop + flip, or Resize + CenterCrop, is one pass over just the decoded region.
 // A second resize after a resize, or a resize after padding, starts a new segment (torchvision
 // materializes those intermediates too, and so must we to give the same pixels).
-// Per-pixel work after geometry (normalize, cast, layout) is one "finish" step.
+// Per-pixel work after geometry (normalize, cast, layout) is one "finish" step. A list that
+// does not end in a fixed size (Resize(256) alone, or no geometry at all) is valid: each sample
+// then has its own output size.
 //
 // Thread-safety: a Plan is immutable after Create(); Draw() may run on many threads at once.
 #ifndef SLUICE_PIPELINE_PLAN_H_
@@ -46,6 +48,9 @@ class Plan {
   // RandomCrop without pad_if_needed).
   Status Draw(int width, int height, const SampleKey& key, SampleGeometry* out) const;
 
+  // Whether every sample comes out out_height() x out_width() (else the size depends on the
+  // image, and the loader batches samples as a TensorList).
+  bool fixed_size() const { return out_height_ > 0; }
   int out_height() const { return out_height_; }
   int out_width() const { return out_width_; }
   const std::optional<transforms::Normalize>& normalize() const { return normalize_; }
@@ -54,7 +59,7 @@ class Plan {
  private:
   std::vector<transforms::Transform> transforms_;
   std::optional<transforms::Normalize> normalize_;
-  int out_height_ = 0, out_width_ = 0;
+  int out_height_ = 0, out_width_ = 0;  // 0: depends on the image
 };
 
 }  // namespace sluice

@@ -30,12 +30,7 @@ TEST(PlanTest, CreateErrorsNameTheProblem) {
     StatusCode code;
     std::string message;  // a substring
   };
-  const std::string kNoSize = "the transforms must give every image the same size to form batches";
   const std::vector<Case> cases = {
-      {{}, StatusCode::kInvalidArgument, kNoSize},
-      {{Resize{256, 0, 0}}, StatusCode::kInvalidArgument, kNoSize},
-      {{RandomHorizontalFlip{}, Normalize{}}, StatusCode::kInvalidArgument, kNoSize},
-      {{CenterCrop{224, 224}, Resize{256, 0, 0}}, StatusCode::kInvalidArgument, kNoSize},
       {{Normalize{}, CenterCrop{224, 224}, Normalize{}}, StatusCode::kInvalidArgument,
        "transform 2: Normalize appears twice; combine them into one"},
       {{RandomResizedCrop{0, 224}}, StatusCode::kInvalidArgument,
@@ -63,6 +58,32 @@ TEST(PlanTest, CreateErrorsNameTheProblem) {
     EXPECT_NE(s.message().find(cases[i].message), std::string::npos)
         << "case " << i << ": " << s.message();
   }
+}
+
+// Lists that do not end in a fixed size are valid; each sample then has its own size.
+TEST(PlanTest, VariableOutputSize) {
+  const std::vector<std::vector<Transform>> lists = {
+      {}, {Resize{256, 0, 0}}, {RandomHorizontalFlip{}, Normalize{}},
+      {CenterCrop{224, 224}, Resize{256, 0, 0}}};
+  for (size_t i = 0; i < lists.size(); ++i) {
+    Result<Plan> p = Plan::Create(lists[i]);
+    ASSERT_TRUE(p.ok()) << "list " << i << ": " << p.status().ToString();
+    EXPECT_FALSE(p->fixed_size()) << "list " << i;
+  }
+  Result<Plan> p = Plan::Create({Resize{256, 0, 0}});
+  SampleGeometry g;
+  ASSERT_TRUE(p->Draw(500, 375, SampleKey{}, &g).ok());
+  ASSERT_EQ(g.num_segments, 1);
+  EXPECT_EQ(g.segments[0].x.out_len, 341);  // torchvision: int(256 * 500 / 375)
+  EXPECT_EQ(g.segments[0].y.out_len, 256);
+  ASSERT_TRUE(p->Draw(375, 500, SampleKey{}, &g).ok());
+  EXPECT_EQ(g.segments[0].x.out_len, 256);
+  EXPECT_EQ(g.segments[0].y.out_len, 341);
+  p = Plan::Create({});
+  ASSERT_TRUE(p->Draw(31, 17, SampleKey{}, &g).ok());
+  EXPECT_TRUE(g.segments[0].x.identity && g.segments[0].y.identity);
+  EXPECT_EQ(g.segments[0].x.out_len, 31);
+  EXPECT_EQ(g.segments[0].y.out_len, 17);
 }
 
 TEST(PlanTest, OutputSizeAndNormalize) {

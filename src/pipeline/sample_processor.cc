@@ -39,7 +39,7 @@ SampleProcessor::SampleProcessor(const Plan& plan, const NormalizeParams& finish
     : plan_(plan), finish_(finish), lut_(NormalizeLut::Build(finish)), dct_scaling_(dct_scaling) {}
 
 Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKey& key,
-                                WorkerScratch* s, void* slot, StageCounters* counters) const {
+                                WorkerScratch* s, const SlotFn& slot, StageCounters* counters) const {
   SampleGeometry geo;
   ImageView view;
   {
@@ -89,10 +89,8 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
   }
   {
     ScopedTimer timer(&counters->collate_ns);
-    if (view.width != plan_.out_width() || view.height != plan_.out_height())
-      return Internal("plan produced ", view.width, "x", view.height, ", expected ",
-                      plan_.out_width(), "x", plan_.out_height());
-    NormalizeCpu(finish_, lut_, view, slot);
+    SLUICE_ASSIGN_OR_RETURN(void* dst, slot(view.height, view.width));
+    NormalizeCpu(finish_, lut_, view, dst);
   }
   return Status::OK();
 }

@@ -9,6 +9,7 @@
 #define SLUICE_PIPELINE_SAMPLE_PROCESSOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "codec/decoder.h"
@@ -31,10 +32,14 @@ class SampleProcessor {
  public:
   SampleProcessor(const Plan& plan, const NormalizeParams& finish, bool dct_scaling);
 
-  // Writes the sample into `slot` (plan.out_height() x plan.out_width() x 3 elements of
-  // finish.dtype in finish.layout). Errors describe the reason (the caller adds the path).
+  // Where a sample goes: called once with the output size; returns where to write
+  // height x width x 3 elements of finish.dtype in finish.layout.
+  using SlotFn = std::function<Result<void*>(int height, int width)>;
+
+  // Decodes and transforms one sample into the memory `slot` gives. Errors describe the reason
+  // (the caller adds the path).
   Status Process(const uint8_t* data, size_t size, const SampleKey& key, WorkerScratch* scratch,
-                 void* slot, StageCounters* counters) const;
+                 const SlotFn& slot, StageCounters* counters) const;
 
  private:
   const Plan& plan_;

@@ -209,13 +209,6 @@ def test_normalize_needs_float(small_folder):
         sluice.Loader(small_folder, PIPE, dtype="uint8")
 
 
-def test_variable_output_size_is_refused(small_folder):
-    with pytest.raises(ValueError, match="same size to form batches"):
-        sluice.Loader(small_folder, [T.Resize(64)])
-    with pytest.raises(ValueError, match="same size to form batches"):
-        sluice.Loader(small_folder, [])
-
-
 @pytest.mark.parametrize("make,exc,match", [
     (lambda: T.RandomResizedCrop(-1), ValueError, "RandomResizedCrop: size must be positive"),
     (lambda: T.RandomResizedCrop("224"), TypeError, "RandomResizedCrop: size must be an int"),

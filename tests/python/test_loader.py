@@ -144,6 +144,35 @@ def test_dtypes_and_layouts(small_folder, dtype, layout):
         assert -2.0 - 1e-3 <= float(x.min()) and float(x.max()) <= 2.0 + 1e-3
 
 
+@pytest.mark.parametrize("output", ["torch", "numpy"])
+def test_variable_size_batches_are_lists(small_folder, output):
+    # Resize(int) alone keeps each image's aspect ratio: no fixed size, so each batch is a list
+    # with one image per sample, each equal to PIL's resize to torchvision's size.
+    from PIL import Image
+
+    loader = sluice.Loader(small_folder, [T.Resize(40)], batch_size=4, dtype="uint8",
+                           layout="NHWC", output=output, dct_scaling=False)
+    assert loader.output_size is None
+    n = 0
+    for batch_index, (images, labels) in enumerate(loader):
+        assert isinstance(images, list) and len(images) == len(labels)
+        for i, img in enumerate(images):
+            path = loader.samples[batch_index * 4 + i][0]
+            with Image.open(path) as im:
+                w, h = im.size
+                size = (40, int(40 * h / w)) if w <= h else (int(40 * w / h), 40)
+                ref = np.asarray(im.convert("RGB").resize(size, Image.Resampling.BILINEAR))
+            got = np.asarray(img)
+            assert got.shape == (size[1], size[0], 3)
+            np.testing.assert_array_equal(got, ref)
+            n += 1
+    assert n == 15
+    no_geometry = sluice.Loader(small_folder, [], batch_size=15, output=output)
+    images, _ = next(iter(no_geometry))
+    assert [tuple(x.shape[1:]) for x in images] == [
+        np.asarray(Image.open(p)).shape[:2] for p, _ in no_geometry.samples]
+
+
 def test_numpy_output(small_folder):
     x, y = next(iter(sluice.Loader(small_folder, PIPE, batch_size=4, output="numpy")))
     assert isinstance(x, np.ndarray) and x.dtype == np.float32 and x.shape == (4, 3, 48, 48)
