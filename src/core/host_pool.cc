@@ -56,10 +56,18 @@ std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
 }
 
 void HostPool::Release(uint8_t* p, size_t size_class) {
-  std::lock_guard<std::mutex> lock(mu_);
-  usage_.in_use_bytes -= static_cast<int64_t>(size_class);
-  usage_.cached_bytes += static_cast<int64_t>(size_class);
-  free_[size_class].push_back(p);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    usage_.in_use_bytes -= static_cast<int64_t>(size_class);
+    // Idle memory stays below the peak in use: sizes drift (files of every size), and caching
+    // every class ever seen would let the pool grow without bound.
+    if (usage_.cached_bytes + static_cast<int64_t>(size_class) <= usage_.peak_bytes) {
+      usage_.cached_bytes += static_cast<int64_t>(size_class);
+      free_[size_class].push_back(p);
+      return;
+    }
+  }
+  ::operator delete(p, kAlign);
 }
 
 void HostPool::Trim() {

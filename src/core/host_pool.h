@@ -2,8 +2,9 @@
 //
 // Loaders allocate the same sizes over and over (encoded files, batch outputs); the pool hands
 // freed buffers back out instead of going to the system each time, and reports the bytes in use
-// and their peak. Buffers handed to consumers (e.g. through DLPack) return to the pool when the
-// last reference goes, even after the pool's owner has been destroyed.
+// and their peak. Idle buffers are kept only while their total stays below that peak, so a pool
+// holds at most twice its peak. Buffers handed to consumers (e.g. through DLPack) return to the
+// pool when the last reference goes, even after the pool's owner has been destroyed.
 //
 // Thread-safety: all methods may be called from any thread.
 #ifndef SLUICE_CORE_HOST_POOL_H_

@@ -173,3 +173,29 @@ TEST(HostPoolTest, ConcurrentAllocateAndRelease) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// Idle memory never exceeds the peak in use: a buffer released while the cache already holds
+// that much is freed instead of cached (file sizes drift across many size classes).
+TEST(HostPoolTest, CacheStaysBelowThePeak) {
+  auto pool = HostPool::Create();
+  const size_t a = HostPool::RoundUp(64 * 1024), b = HostPool::RoundUp(96 * 1024);
+  ASSERT_NE(a, b);
+  { auto x = pool->Allocate(a); }
+  EXPECT_EQ(pool->usage().peak_bytes, static_cast<int64_t>(a));
+  EXPECT_EQ(pool->usage().cached_bytes, static_cast<int64_t>(a));
+  {
+    auto y = pool->Allocate(b);  // another class: cached a + in use b
+    EXPECT_EQ(pool->usage().peak_bytes, static_cast<int64_t>(b));
+  }
+  // a + b > peak b: b was freed, a stays cached.
+  EXPECT_EQ(pool->usage().cached_bytes, static_cast<int64_t>(a));
+  EXPECT_EQ(pool->usage().in_use_bytes, 0);
+  auto again = pool->Allocate(a);  // still served from the cache
+  EXPECT_EQ(pool->usage().cached_bytes, 0);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -57,7 +57,9 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     int x0, x1, y0, y1;
     InputSpan(p0.x, p0.filter, p0.antialias, &x0, &x1);
     InputSpan(p0.y, p0.filter, p0.antialias, &y0, &y1);
-    if (x0 >= x1 || y0 >= y1) x0 = y0 = 0, x1 = y1 = 1;  // all padding: decode a token pixel
+    // An axis whose outputs are all padding reads nothing; decode one token column or row.
+    if (x0 >= x1) x0 = 0, x1 = 1;
+    if (y0 >= y1) y0 = 0, y1 = 1;
     const Rect display_roi{x0, y0, x1 - x0, y1 - y0};
     const Rect stored_roi = StoredRect(info.orientation, sw, sh, display_roi);
     SLUICE_ASSIGN_OR_RETURN(const Rect decoded,

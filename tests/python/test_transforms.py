@@ -121,6 +121,13 @@ def test_center_crop_pads_small_images_with_zeros():
     np.testing.assert_array_equal(ours, ref)
 
 
+def source_index(m, n):
+    """For an unscaled axis map: the input pixel each output pixel shows, and which are image
+    (the rest is padding). Resized index r = out_off + k; input = origin + r if 0 <= r < len."""
+    r = m["out_off"] + np.arange(n)
+    return int(m["origin"]) + r, (r >= 0) & (r < m["resized_len"])
+
+
 @pytest.mark.parametrize("index", range(6))
 def test_random_crop_with_padding_and_fill(index):
     data = jpeg(60, 40, seed=index)
@@ -129,9 +136,8 @@ def test_random_crop_with_padding_and_fill(index):
     src = np.asarray(pil_image(data))
     ref = np.empty((44, 70, 3), np.uint8)
     ref[:] = (10, 20, 30)
-    xs = seg["x"]["out_off"] + np.arange(70)
-    ys = seg["y"]["out_off"] + np.arange(44)
-    vx, vy = (xs >= 0) & (xs < 60), (ys >= 0) & (ys < 40)
+    xs, vx = source_index(seg["x"], 70)
+    ys, vy = source_index(seg["y"], 44)
     ref[np.ix_(vy, vx)] = src[np.ix_(ys[vy], xs[vx])]
     ours = run_sample(data, tf, index=index)
     np.testing.assert_array_equal(ours, ref)
@@ -229,3 +235,22 @@ def test_resize_center_crop_normalize_matches_torchvision():
     ours = run_sample(data, [T.Resize(256), T.CenterCrop(224), T.Normalize(mean, std)],
                       dtype="float32", layout="NCHW")
     assert np.abs(ours - ref.numpy()).max() <= 1.0 / 255 / 0.224 + 1e-5
+
+
+def test_crop_window_entirely_in_padding():
+    # 300 px of padding around a 40 x 30 image: some windows miss the image on one axis or both.
+    data = jpeg(40, 30)
+    tf = [T.RandomCrop((20, 20), padding=300, fill=(7, 8, 9))]
+    src = np.asarray(pil_image(data))
+    missed = overlapped = 0
+    for index in range(40):
+        (seg,) = geometry(tf, 40, 30, index=index)
+        xs, vx = source_index(seg["x"], 20)
+        ys, vy = source_index(seg["y"], 20)
+        ref = np.empty((20, 20, 3), np.uint8)
+        ref[:] = (7, 8, 9)
+        ref[np.ix_(vy, vx)] = src[np.ix_(ys[vy], xs[vx])]
+        np.testing.assert_array_equal(run_sample(data, tf, index=index), ref)
+        missed += not vx.any() or not vy.any()
+        overlapped += vx.any() and vy.any()
+    assert missed > 0 and overlapped > 0  # both cases were exercised

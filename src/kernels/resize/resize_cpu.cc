@@ -36,6 +36,7 @@ void PrepareTaps(const AxisMap& m, Filter f, bool antialias, AxisTaps* t) {
   t->coef.resize(static_cast<size_t>(n) * static_cast<size_t>(t->stride));
   t->pairs.resize(static_cast<size_t>(n) * static_cast<size_t>(t->pair_stride));
   t->weights.resize(static_cast<size_t>(t->stride));
+  t->pairs_fit = true;
   for (int k = 0; k < n; ++k) {
     const TapWindow w = ComputeTaps(m, f, antialias, m.ResizedIndex(k), t->weights.data());
     t->first[static_cast<size_t>(k)] = w.first;
@@ -50,6 +51,7 @@ void PrepareTaps(const AxisMap& m, Filter f, bool antialias, AxisTaps* t) {
       const int32_t c0 = c[2 * p], c1 = 2 * p + 1 < w.count ? c[2 * p + 1] : 0;
       const int32_t h0 = c0 >> kLoBits, h1 = c1 >> kLoBits;  // floor: lo is in [0, 2^11)
       const int32_t l0 = c0 - h0 * (1 << kLoBits), l1 = c1 - h1 * (1 << kLoBits);
+      if (h0 < -32768 || h0 > 32767 || h1 < -32768 || h1 > 32767) t->pairs_fit = false;
       hl[2 * p] = static_cast<int32_t>((static_cast<uint32_t>(h1) << 16) |
                                        (static_cast<uint32_t>(h0) & 0xFFFFu));
       hl[2 * p + 1] = static_cast<int32_t>((static_cast<uint32_t>(l1) << 16) |
@@ -144,7 +146,7 @@ void ResizeCpu(const ResizeParams& p, const ImageView& in, const MutableImageVie
 
   auto horizontal_row = &HorizontalRow;
 #ifdef SLUICE_RESIZE_X86
-  if (allow_simd && CpuHasSsse3()) horizontal_row = &HorizontalRowSsse3;
+  if (allow_simd && s->x.pairs_fit && CpuHasSsse3()) horizontal_row = &HorizontalRowSsse3;
 #else
   (void)allow_simd;
 #endif

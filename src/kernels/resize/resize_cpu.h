@@ -27,6 +27,7 @@ struct AxisTaps {
   std::vector<double> weights;  // staging for ComputeTaps
   int stride = 0;
   int pair_stride = 0;
+  bool pairs_fit = true;  // every high half fits 16 bits (false only for degenerate weights)
 };
 
 struct ResizeScratch {
