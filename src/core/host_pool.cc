@@ -24,14 +24,18 @@ size_t HostPool::RoundUp(size_t bytes) {
 }
 
 std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
-  const size_t size_class = RoundUp(bytes);
+  size_t size_class = RoundUp(bytes);
   uint8_t* p = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = free_.find(size_class);
-    if (it != free_.end() && !it->second.empty()) {
+    // Best fit among idle buffers up to twice the class: file sizes vary, and exact classes
+    // alone would miss most of the time.
+    auto it = free_.lower_bound(size_class);
+    if (it != free_.end() && it->first <= 2 * size_class) {
+      size_class = it->first;
       p = it->second.back();
       it->second.pop_back();
+      if (it->second.empty()) free_.erase(it);
       usage_.cached_bytes -= static_cast<int64_t>(size_class);
     }
     usage_.in_use_bytes += static_cast<int64_t>(size_class);
@@ -56,18 +60,10 @@ std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
 }
 
 void HostPool::Release(uint8_t* p, size_t size_class) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    usage_.in_use_bytes -= static_cast<int64_t>(size_class);
-    // Idle memory stays below the peak in use: sizes drift (files of every size), and caching
-    // every class ever seen would let the pool grow without bound.
-    if (usage_.cached_bytes + static_cast<int64_t>(size_class) <= usage_.peak_bytes) {
-      usage_.cached_bytes += static_cast<int64_t>(size_class);
-      free_[size_class].push_back(p);
-      return;
-    }
-  }
-  ::operator delete(p, kAlign);
+  std::lock_guard<std::mutex> lock(mu_);
+  usage_.in_use_bytes -= static_cast<int64_t>(size_class);
+  usage_.cached_bytes += static_cast<int64_t>(size_class);
+  free_[size_class].push_back(p);
 }
 
 void HostPool::Trim() {

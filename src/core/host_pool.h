@@ -2,9 +2,10 @@
 //
 // Loaders allocate the same sizes over and over (encoded files, batch outputs); the pool hands
 // freed buffers back out instead of going to the system each time, and reports the bytes in use
-// and their peak. Idle buffers are kept only while their total stays below that peak, so a pool
-// holds at most twice its peak. Buffers handed to consumers (e.g. through DLPack) return to the
-// pool when the last reference goes, even after the pool's owner has been destroyed.
+// and their peak. A request takes the smallest idle buffer of up to twice its size, so buffers of
+// varying sizes (encoded files) are reused and idle memory stays near what was in flight; Trim()
+// releases it. Buffers handed to consumers (e.g. through DLPack) return to the pool when the last
+// reference goes, even after the pool's owner has been destroyed.
 //
 // Thread-safety: all methods may be called from any thread.
 #ifndef SLUICE_CORE_HOST_POOL_H_
@@ -25,7 +26,8 @@ class HostPool : public std::enable_shared_from_this<HostPool> {
   ~HostPool();
 
   // A buffer of at least `bytes` bytes (contents uninitialized), returned to the pool when the
-  // last shared_ptr copy is destroyed. Returns nullptr if the system is out of memory.
+  // last shared_ptr copy is destroyed: the smallest idle buffer of up to twice the request's
+  // size class, else a new one. Returns nullptr if the system is out of memory.
   std::shared_ptr<uint8_t> Allocate(size_t bytes);
 
   // Frees every cached (idle) buffer.
