@@ -208,8 +208,8 @@ def main() -> int:
     os.sched_setaffinity(0, all_cpus)
 
     print()
-    print(f"| cores | sluice img/s | DataLoader + PIL img/s | ratio | sluice img/s per core |")
-    print(f"|---:|---:|---:|---:|---:|")
+    print("| cores | sluice img/s | DataLoader + PIL img/s | ratio | sluice img/s per core |")
+    print("|---:|---:|---:|---:|---:|")
     for cores in cores_list:
         s = next(r for r in rows if r["row"] == "sluice" and r["cores"] == cores)
         d = next(r for r in rows if r["row"] != "sluice" and r["cores"] == cores)

@@ -37,11 +37,6 @@ class Tensor {
   Device device() const { return device_; }
   int64_t numel() const;
   size_t nbytes() const { return static_cast<size_t>(numel()) * DTypeSize(dtype_); }
-  bool defined() const { return data_ != nullptr || numel() == 0; }
-
-  // Same memory, new leading dimension (used to shrink a batch after skipped samples).
-  // REQUIRES: ndim() >= 1 and 0 <= n <= dim(0).
-  Tensor WithLeadingDim(int64_t n) const;
 
   // A new DLManagedTensor that shares this tensor's memory. The consumer must call its deleter
   // exactly once; the memory stays valid until then, even if every Tensor copy is gone.

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
@@ -19,13 +18,6 @@ def _range(text: str) -> tuple[int, int]:
     if len(parts) == 2:
         return int(parts[0]), int(parts[1])
     raise argparse.ArgumentTypeError(f"expected N or LO-HI, got {text!r}")
-
-
-def _count_images(root: str) -> int:
-    n = 0
-    for _, _, files in os.walk(root, followlinks=True):
-        n += sum(1 for f in files if not f.startswith("."))
-    return n
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

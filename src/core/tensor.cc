@@ -24,13 +24,6 @@ int64_t Tensor::numel() const {
   return n;
 }
 
-Tensor Tensor::WithLeadingDim(int64_t n) const {
-  SLUICE_CHECK(ndim() >= 1 && n >= 0 && n <= shape_[0]);
-  Tensor t = *this;
-  t.shape_[0] = n;
-  return t;
-}
-
 namespace {
 
 struct DLPackContext {

@@ -3,7 +3,6 @@ bad files raise at their batch (on_error="raise") or are skipped and reported ("
 from __future__ import annotations
 
 import os
-import shutil
 
 import numpy as np
 import pytest

@@ -265,6 +265,19 @@ std::string Describe(const AxisMap& m) {
   return os.str();
 }
 
+// Random maps on both axes (a quarter identity, half of them padded), either filter, antialias
+// mostly on, a random fill.
+ResizeParams RandomParams(std::mt19937& g, int w, int h) {
+  ResizeParams p;
+  const bool pad = g() % 2 == 0;
+  p.x = RandomMap(g, w, g() % 4 == 0 ? MapKind::kIdentity : MapKind::kResize, pad);
+  p.y = RandomMap(g, h, g() % 4 == 0 ? MapKind::kIdentity : MapKind::kResize, pad);
+  p.filter = g() % 2 == 0 ? Filter::kBilinear : Filter::kBicubic;
+  p.antialias = g() % 4 != 0;
+  for (auto& f : p.fill) f = static_cast<uint8_t>(g());
+  return p;
+}
+
 // Bound: at most 1 level apart (22-bit fixed-point weights and integer accumulation against
 // double precision; a sum within 2^-22 of a .5 boundary rounds either way), and at least 99% of
 // the values equal.
@@ -274,13 +287,7 @@ TEST(ResizeTest, CpuMatchesReferenceOnRandomMaps) {
   for (int iter = 0; iter < 1500; ++iter) {
     const int w = RandInt(g, 1, 40), h = RandInt(g, 1, 40);
     const Image in = RandomImage(g, w, h);
-    ResizeParams p;
-    const bool pad = g() % 2 == 0;
-    p.x = RandomMap(g, w, g() % 4 == 0 ? MapKind::kIdentity : MapKind::kResize, pad);
-    p.y = RandomMap(g, h, g() % 4 == 0 ? MapKind::kIdentity : MapKind::kResize, pad);
-    p.filter = g() % 2 == 0 ? Filter::kBilinear : Filter::kBicubic;
-    p.antialias = g() % 4 != 0;
-    for (auto& f : p.fill) f = static_cast<uint8_t>(g());
+    const ResizeParams p = RandomParams(g, w, h);
     std::ostringstream what;
     what << "iteration " << iter << " x " << Describe(p.x) << " y " << Describe(p.y);
     CompareWithRef(p, in, &stats, what.str());
@@ -300,13 +307,7 @@ TEST(ResizeTest, SimdEqualsPortableExactly) {
   for (int iter = 0; iter < 600; ++iter) {
     const int w = RandInt(g, 1, iter % 3 == 0 ? 300 : 40), h = RandInt(g, 1, 40);
     const Image in = RandomImage(g, w, h);
-    ResizeParams p;
-    const bool pad = g() % 2 == 0;
-    p.x = RandomMap(g, w, g() % 5 == 0 ? MapKind::kIdentity : MapKind::kResize, pad);
-    p.y = RandomMap(g, h, g() % 5 == 0 ? MapKind::kIdentity : MapKind::kResize, pad);
-    p.filter = g() % 2 == 0 ? Filter::kBilinear : Filter::kBicubic;
-    p.antialias = g() % 4 != 0;
-    for (auto& f : p.fill) f = static_cast<uint8_t>(g());
+    const ResizeParams p = RandomParams(g, w, h);
     ASSERT_EQ(RunCpu(p, in, true).px, RunCpu(p, in, false).px)
         << "iteration " << iter << " x " << Describe(p.x) << " y " << Describe(p.y);
   }
