@@ -21,6 +21,23 @@ set(SLUICE_SOURCES
   src/ops/transform_ops.cc
   src/pipeline/plan.cc
   src/pipeline/sample_processor.cc
+  src/pipeline/skip_log.cc
+  src/pipeline/route_scheduler.cc
   src/pipeline/executor.cc
   src/pipeline/loader.cc
+)
+# The GPU path (cmake/cuda.cmake decides which list is used).
+set(SLUICE_CUDA_SOURCES
+  src/gpu/cuda_util.cc
+  src/gpu/device.cc
+  src/gpu/device_pool.cc
+  src/gpu/pinned.cc
+  src/codec/nvjpeg_api.cc
+  src/codec/nvjpeg_context.cc
+  src/codec/nvjpeg_decoders.cc
+  src/kernels/resize/resize_gpu.cu
+  src/pipeline/gpu_executor.cc
+)
+set(SLUICE_NO_CUDA_SOURCES
+  src/gpu/device_none.cc
 )

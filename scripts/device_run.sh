@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build with 16 cores from the Debian packages carried in .deb/
-# (that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network), run the
-# C++ and Python tests, make the two REFERENCE.md datasets, run the benchmarks, print a table.
-#   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|all]
-# Logs and JSON results go to $OUT (at most 8 files come back: build, ctest, pytest, bench logs
-# and the JSON results).
+# One call on the GPU machine: build with 16 cores (sm_90, from the Debian packages carried in
+# .deb/: that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network),
+# run the C++ and Python tests (the GPU ones included), make the two REFERENCE.md datasets, run
+# the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
+#   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|gpubench|all]
+#   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)
+# Logs and JSON results go to $OUT (at most 8 files come back).
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/sluice-out}
@@ -15,7 +16,7 @@ nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 "$PY" -c "import torch, torchvision, PIL; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'PIL', PIL.__version__)"
 
 t0=$(date +%s)
-cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 cmake --build build/gpu -j 16 >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "build: $(( $(date +%s) - t0 ))s"
 
@@ -27,11 +28,15 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   summary+=("pytest: $(tail -1 "$OUT/pytest.log")")
   grep -E "FAILED|Error" "$OUT/pytest.log" | head -20
 fi
-if [ "$what" = bench ] || [ "$what" = all ]; then
+if [ "$what" != tests ]; then
   t1=$(date +%s)
-  "$PY" -m sluice make-dataset /tmp/data_a -n 4096 --preset imagenet --quiet | tee -a "$OUT/bench.log"
-  "$PY" -m sluice make-dataset /tmp/data_b -n 4096 --preset small --quiet | tee -a "$OUT/bench.log"
+  "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet | tee -a "$OUT/bench.log"
+  "$PY" -m sluice make-dataset /tmp/data_b -n "${N:-4096}" --preset small --quiet | tee -a "$OUT/bench.log"
   echo "datasets: $(( $(date +%s) - t1 ))s"
+  timeout 560 "$PY" bench/gpu_bench.py /tmp/data_a /tmp/data_b --seconds "${SECONDS_PER_ROW:-8}" \
+    --timeout 90 --json "$OUT/gpu.json" 2>&1 | tee -a "$OUT/gpubench.log" | grep -v "^  "
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
   for d in a b; do
     "$PY" bench/cpu_bench.py /tmp/data_$d --cores "${CORES:-1,4,16}" --seconds "${SECONDS_PER_ROW:-6}" \
       --json "$OUT/cpu_$d.json" 2>&1 | tee -a "$OUT/bench.log"

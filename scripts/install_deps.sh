@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what sluice needs on a fresh Debian/Ubuntu machine, skipping what is already there.
 #   system: a C++20 compiler, CMake, Ninja, pkg-config, libjpeg-turbo, libspng, libwebp, GoogleTest
-#   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, torch (CPU pin)
+#   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, torch (CPU pin),
+#           and nvidia-nvjpeg (the nvJPEG header) where a CUDA compiler is installed
 set -euo pipefail
 PYTHON=${PYTHON:-python3}
 
@@ -31,6 +32,13 @@ done
 # torch: pinned to 2.13.0, which this workplace serves as a CPU wheel (a bare `torch` from PyPI
 # pulls gigabytes of CUDA libraries). Any torch already installed is kept.
 "$PYTHON" -c "import torch" >/dev/null 2>&1 || py_missing+=("torch==${TORCH_VERSION:-2.13.0}")
+# The CUDA path builds when nvcc is found; it needs nvjpeg.h, which a toolkit without nvJPEG
+# lacks: the PyPI package carries it (and libnvjpeg.so.13).
+if { command -v nvcc || [ -x /usr/local/cuda/bin/nvcc ]; } >/dev/null 2>&1 &&
+   [ ! -f /usr/local/cuda/include/nvjpeg.h ] &&
+   ! "$PYTHON" -c "import nvidia, os, sys; sys.exit(not any(os.path.exists(os.path.join(p, 'cu13/include/nvjpeg.h')) for p in nvidia.__path__))" >/dev/null 2>&1; then
+  py_missing+=("nvidia-nvjpeg")
+fi
 if [ ${#py_missing[@]} -gt 0 ]; then
   echo "install_deps: pip install ${py_missing[*]}"
   "$PYTHON" -m pip install -q "${py_missing[@]}"

@@ -51,12 +51,17 @@ struct LoaderOptions {
   DType dtype = DType::kFloat32;            // of the images; float is scaled to [0, 1] first
   Layout layout = Layout::kNCHW;
   OnError on_error = OnError::kRaise;
-  Device device;                            // CPU only in this build
+  Device device;                            // cpu, or cuda:N (the GPU path)
   int num_threads = 0;                      // compute threads; 0 = every CPU this process may use
   int io_threads = 0;                       // file-reading threads; 0 = 2
   int prefetch = 2;                         // batches prepared ahead of the consumer, >= 1
   bool dct_scaling = true;                  // JPEG: decode at 1/2, 1/4, 1/8 when the resize
                                             // shrinks the region at least that much
+  // GPU path only:
+  DecodeRoute decode_route = DecodeRoute::kAuto;
+  int64_t gpu_memory_budget = int64_t{1} << 30;  // bytes of device memory (batches in flight,
+                                                 // decoded regions, nvJPEG's buffers) and of
+                                                 // pinned host memory for uploads
 };
 
 struct Batch {
@@ -93,6 +98,11 @@ struct LoaderStats {
   int io_threads = 0;
   int64_t host_memory_in_use = 0;   // bytes, pooled buffers handed out
   int64_t host_memory_peak = 0;
+  // GPU path:
+  int64_t gpu_memory_in_use = 0;    // bytes of sluice's device pool handed out
+  int64_t gpu_memory_peak = 0;      // peak bytes the pool held from the driver
+  int64_t pinned_memory_peak = 0;   // peak page-locked host bytes (staging and nvJPEG's)
+  int64_t route_samples[3] = {0, 0, 0};  // samples decoded by hardware, hybrid, cpu
   int64_t skipped_count = 0;
   std::vector<SkippedSample> skipped;  // the first 1000
 };

@@ -33,6 +33,13 @@ struct Device {
 };
 Result<Device> ParseDevice(std::string_view name);  // "cpu", "cuda", "cuda:1"
 
+// Which decoder the GPU path uses for JPEGs: all three together, split from measured rates
+// ("auto"), or one pinned (for tests and benchmarks; files a route cannot take fall back to the
+// next: hardware -> hybrid -> cpu).
+enum class DecodeRoute : uint8_t { kAuto, kHardware, kHybrid, kCpu };
+Result<DecodeRoute> ParseDecodeRoute(std::string_view name);  // "auto", "hardware", "hybrid", "cpu"
+const char* DecodeRouteName(DecodeRoute route);
+
 // What a loader does with a sample that cannot be read or decoded.
 enum class OnError : uint8_t { kRaise, kSkip };
 Result<OnError> ParseOnError(std::string_view name);

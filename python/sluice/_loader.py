@@ -48,7 +48,10 @@ class Loader:
             one ``N x 3 x H x W`` tensor; otherwise (e.g. ``Resize(256)`` alone) as a list of
             ``3 x H x W`` tensors, one per sample.
         batch_size: samples per batch.
-        device: ``"cpu"`` (this build has no CUDA path yet).
+        device: ``"cpu"``, or ``"cuda"`` / ``"cuda:N"`` for the GPU path: JPEGs are decoded by
+            the GPU's JPEG engines, nvJPEG's hybrid decoder and libjpeg-turbo together, and
+            everything after decoding runs as one kernel per batch. Images (and labels) come as
+            CUDA tensors, ready on the stream that is current when the batch is taken.
         shuffle: a new permutation of the dataset every epoch.
         seed: drives the shuffle and every random transform.
         last_batch: ``"partial"`` keeps a short last batch, ``"drop"`` drops it.
@@ -62,6 +65,12 @@ class Loader:
         prefetch: batches prepared ahead of the consumer.
         dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much.
         output: ``"torch"``, ``"numpy"`` or ``"auto"`` (torch when installed).
+        decode_route: GPU path only. ``"auto"`` splits each batch between the decoders from
+            their measured rates; ``"hardware"``, ``"hybrid"`` or ``"cpu"`` pin one (files a
+            route cannot take fall back: hardware, then hybrid, then cpu).
+        gpu_memory_budget: GPU path only: bytes of GPU memory (and of pinned host memory) the
+            loader may hold, nvJPEG's buffers included (default 1 GiB). Batches are prepared
+            ahead only while they fit; ``stats()["gpu_memory_peak"]`` reports the peak.
 
     Iterating starts an epoch: the one given to :meth:`set_epoch`, else the one after the last
     (0 first). Batches are yielded in order; images are ``N x 3 x H x W`` (or NHWC) or a list
@@ -73,7 +82,8 @@ class Loader:
                  last_batch: str = "partial", dtype: Any = "float32", layout: str = "NCHW",
                  on_error: str = "raise", num_threads: int | None = None,
                  io_threads: int | None = None, prefetch: int = 2, dct_scaling: bool = True,
-                 output: str = "auto"):
+                 output: str = "auto", decode_route: str = "auto",
+                 gpu_memory_budget: int | None = None):
         if isinstance(source, os.PathLike):
             source = os.fspath(source)
         if not isinstance(source, str):
@@ -93,14 +103,20 @@ class Loader:
             raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
         self._transforms = flatten(transform)
         self._output = resolve_output(output)
+        device = str(device)
+        self._cuda = device.startswith("cuda")
+        if self._cuda and self._output != "torch":
+            raise ValueError("device='cuda' yields torch CUDA tensors: install torch, or use device='cpu' "
+                             "for NumPy output")
         self._batch_size = _int_arg("batch_size", batch_size, 1)
         self._core = _core.Loader.create(
             source, [t._spec() for t in self._transforms], self._batch_size, bool(shuffle), seed,
             _choice("last_batch", last_batch, ("partial", "drop")), _dtype_name(dtype),
             _choice("layout", layout, ("NCHW", "NHWC")), _choice("on_error", on_error, ("raise", "skip")),
-            str(device), _int_arg("num_threads", num_threads, 1, allow_none=True),
+            device, _int_arg("num_threads", num_threads, 1, allow_none=True),
             _int_arg("io_threads", io_threads, 1, allow_none=True), _int_arg("prefetch", prefetch, 1),
-            bool(dct_scaling))
+            bool(dct_scaling), _choice("decode_route", decode_route, ("auto", "hardware", "hybrid", "cpu")),
+            _int_arg("gpu_memory_budget", gpu_memory_budget, 1, allow_none=True))
         self._next_epoch: int | None = None
         self._last_epoch = -1
         self._generation = 0
@@ -178,5 +194,12 @@ class _EpochIterator:
         images, labels, _indices, _epoch, _index = item
         out = self._loader._output
         if isinstance(images, list):
-            return [to_array(t, out) for t in images], to_array(labels, out)
-        return to_array(images, out), to_array(labels, out)
+            images = [to_array(t, out) for t in images]
+            device = images[0].device if out == "torch" else None
+        else:
+            images = to_array(images, out)
+            device = images.device if out == "torch" else None
+        labels = to_array(labels, out)
+        if self._loader._cuda:
+            labels = labels.to(device)
+        return images, labels

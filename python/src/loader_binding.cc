@@ -7,6 +7,8 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
+#include "gpu/device.h"
+#include "pipeline/gpu_executor.h"
 #include "sluice/loader.h"
 
 namespace sluice::python {
@@ -23,7 +25,7 @@ Source MakeSource(const nb::handle& source) {
   return Unwrap(Source::FromList(std::move(samples)));
 }
 
-nb::dict StatsToDict(const LoaderStats& s) {
+nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   nb::dict d;
   d["samples"] = s.samples;
   d["batches"] = s.batches;
@@ -40,6 +42,16 @@ nb::dict StatsToDict(const LoaderStats& s) {
   d["io_threads"] = s.io_threads;
   d["host_memory_in_use"] = s.host_memory_in_use;
   d["host_memory_peak"] = s.host_memory_peak;
+  if (gpu) {
+    d["gpu_memory_in_use"] = s.gpu_memory_in_use;
+    d["gpu_memory_peak"] = s.gpu_memory_peak;
+    d["pinned_memory_peak"] = s.pinned_memory_peak;
+    nb::dict routes;
+    routes["hardware"] = s.route_samples[0];
+    routes["hybrid"] = s.route_samples[1];
+    routes["cpu"] = s.route_samples[2];
+    d["route_samples"] = routes;
+  }
   d["skipped_count"] = s.skipped_count;
   nb::list skipped;
   for (const SkippedSample& k : s.skipped) {
@@ -57,13 +69,19 @@ nb::dict StatsToDict(const LoaderStats& s) {
 }  // namespace
 
 void RegisterLoader(nb::module_& m) {
+  m.def("cuda_device_count", &CudaDeviceCount,
+        "CUDA devices this process can use (0 without a GPU, a driver or the CUDA build)");
+  m.attr("built_with_cuda") = BuiltWithCuda();
+  m.def("_debug_skip_consumer_wait", &SetSkipConsumerWaitForTesting,
+        "Fault injection for tests: batches stop making the consumer's stream wait for them");
   nb::class_<Loader>(m, "Loader")
       .def_static(
           "create",
           [](nb::handle source, std::vector<transforms::Transform> transforms, int batch_size,
              bool shuffle, uint64_t seed, const std::string& last_batch, const std::string& dtype,
              const std::string& layout, const std::string& on_error, const std::string& device,
-             int num_threads, int io_threads, int prefetch, bool dct_scaling) {
+             int num_threads, int io_threads, int prefetch, bool dct_scaling,
+             const std::string& decode_route, int64_t gpu_memory_budget) {
             Source src = MakeSource(source);
             LoaderOptions o;
             o.batch_size = batch_size;
@@ -78,6 +96,8 @@ void RegisterLoader(nb::module_& m) {
             o.io_threads = io_threads;
             o.prefetch = prefetch;
             o.dct_scaling = dct_scaling;
+            o.decode_route = Unwrap(ParseDecodeRoute(decode_route));
+            if (gpu_memory_budget > 0) o.gpu_memory_budget = gpu_memory_budget;
             Result<std::unique_ptr<Loader>> r = [&] {
               nb::gil_scoped_release release;  // Create() starts threads; raise after it returns
               return Loader::Create(std::move(src), std::move(transforms), o);
@@ -87,7 +107,8 @@ void RegisterLoader(nb::module_& m) {
           nb::arg("source"), nb::arg("transforms"), nb::arg("batch_size"), nb::arg("shuffle"),
           nb::arg("seed"), nb::arg("last_batch"), nb::arg("dtype"), nb::arg("layout"),
           nb::arg("on_error"), nb::arg("device"), nb::arg("num_threads"), nb::arg("io_threads"),
-          nb::arg("prefetch"), nb::arg("dct_scaling"))
+          nb::arg("prefetch"), nb::arg("dct_scaling"), nb::arg("decode_route") = "auto",
+          nb::arg("gpu_memory_budget") = 0)
       .def_prop_ro("num_samples", &Loader::num_samples)
       .def_prop_ro("num_batches", &Loader::num_batches)
       .def_prop_ro("output_size", &Loader::output_size)
@@ -126,7 +147,9 @@ void RegisterLoader(nb::module_& m) {
              return nb::make_tuple(images, PyTensor{batch->labels}, nb::cast(batch->indices),
                                    batch->epoch, batch->index);
            })
-      .def("stats", [](const Loader& l) { return StatsToDict(l.stats()); })
+      .def("stats", [](const Loader& l) {
+        return StatsToDict(l.stats(), l.options().device.type == DeviceType::kCUDA);
+      })
       .def("reset_stats", &Loader::ResetStats);
 }
 

@@ -19,7 +19,15 @@ void RegisterTensor(nb::module_& m) {
   nb::class_<PyTensor>(m, "DLPackTensor")
       .def(
           "__dlpack__",
-          [](const PyTensor& self, nb::args, nb::kwargs) {
+          [](const PyTensor& self, nb::args, nb::kwargs kwargs) {
+            // A CUDA consumer names its stream: it then waits for the batch, and the batch's
+            // memory is released only after that stream's work on it (DeviceSync).
+            if (self.tensor.sync() != nullptr) {
+              uintptr_t stream = 1;  // None: the legacy default stream (DLPack's convention)
+              if (kwargs.contains("stream") && !kwargs["stream"].is_none())
+                stream = static_cast<uintptr_t>(nb::cast<int64_t>(kwargs["stream"]));
+              if (static_cast<intptr_t>(stream) != -1) Check(self.tensor.sync()->ConsumeOn(stream));
+            }
             DLManagedTensor* managed = self.tensor.ToDLPack();
             PyObject* capsule = PyCapsule_New(managed, "dltensor", DeleteUnconsumed);
             if (capsule == nullptr) {

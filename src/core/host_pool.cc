@@ -10,7 +10,22 @@ namespace {
 constexpr std::align_val_t kAlign{64};
 }
 
-std::shared_ptr<HostPool> HostPool::Create() { return std::shared_ptr<HostPool>(new HostPool()); }
+std::shared_ptr<HostPool> HostPool::Create(RawAllocator allocator) {
+  return std::shared_ptr<HostPool>(new HostPool(allocator));
+}
+
+uint8_t* HostPool::RawAllocate(size_t bytes) const {
+  if (allocator_.allocate != nullptr) return static_cast<uint8_t*>(allocator_.allocate(bytes));
+  return static_cast<uint8_t*>(::operator new(bytes, kAlign, std::nothrow));
+}
+
+void HostPool::RawFree(uint8_t* p) const {
+  if (allocator_.free != nullptr) {
+    allocator_.free(p);
+  } else {
+    ::operator delete(p, kAlign);
+  }
+}
 
 HostPool::~HostPool() { Trim(); }
 
@@ -42,7 +57,7 @@ std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
     usage_.peak_bytes = std::max(usage_.peak_bytes, usage_.in_use_bytes);
   }
   if (p == nullptr) {
-    p = static_cast<uint8_t*>(::operator new(size_class, kAlign, std::nothrow));
+    p = RawAllocate(size_class);
     if (p == nullptr) {
       std::lock_guard<std::mutex> lock(mu_);
       usage_.in_use_bytes -= static_cast<int64_t>(size_class);
@@ -50,9 +65,11 @@ std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
     }
   }
   std::weak_ptr<HostPool> weak = weak_from_this();
-  return std::shared_ptr<uint8_t>(p, [weak, size_class](uint8_t* q) {
+  return std::shared_ptr<uint8_t>(p, [weak, size_class, raw = allocator_](uint8_t* q) {
     if (auto pool = weak.lock()) {
       pool->Release(q, size_class);
+    } else if (raw.free != nullptr) {
+      raw.free(q);
     } else {
       ::operator delete(q, kAlign);
     }
@@ -74,7 +91,7 @@ void HostPool::Trim() {
     usage_.cached_bytes = 0;
   }
   for (auto& [size_class, buffers] : idle)
-    for (uint8_t* p : buffers) ::operator delete(p, kAlign);
+    for (uint8_t* p : buffers) RawFree(p);
 }
 
 HostPool::Usage HostPool::usage() const {

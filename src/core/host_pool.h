@@ -7,6 +7,9 @@
 // releases it. Buffers handed to consumers (e.g. through DLPack) return to the pool when the last
 // reference goes, even after the pool's owner has been destroyed.
 //
+// The memory comes from operator new, or from a RawAllocator given at creation (the CUDA path
+// uses one that returns page-locked memory for fast, asynchronous uploads).
+//
 // Thread-safety: all methods may be called from any thread.
 #ifndef SLUICE_CORE_HOST_POOL_H_
 #define SLUICE_CORE_HOST_POOL_H_
@@ -20,9 +23,16 @@
 
 namespace sluice {
 
+// Where a pool's buffers come from: `allocate` returns nullptr on failure; both must be safe to
+// call from any thread.
+struct RawAllocator {
+  void* (*allocate)(size_t bytes) = nullptr;
+  void (*free)(void* p) = nullptr;
+};
+
 class HostPool : public std::enable_shared_from_this<HostPool> {
  public:
-  static std::shared_ptr<HostPool> Create();
+  static std::shared_ptr<HostPool> Create(RawAllocator allocator = {});
   ~HostPool();
 
   // A buffer of at least `bytes` bytes (contents uninitialized), returned to the pool when the
@@ -44,9 +54,12 @@ class HostPool : public std::enable_shared_from_this<HostPool> {
   static size_t RoundUp(size_t bytes);
 
  private:
-  HostPool() = default;
+  explicit HostPool(RawAllocator allocator) : allocator_(allocator) {}
   void Release(uint8_t* p, size_t size_class);
+  uint8_t* RawAllocate(size_t bytes) const;
+  void RawFree(uint8_t* p) const;
 
+  const RawAllocator allocator_;
   mutable std::mutex mu_;
   std::map<size_t, std::vector<uint8_t*>> free_;  // size class -> idle buffers
   Usage usage_;

@@ -5,9 +5,9 @@
 namespace sluice {
 
 Tensor::Tensor(std::shared_ptr<void> owner, void* data, std::vector<int64_t> shape, DType dtype,
-               Device device)
+               Device device, std::shared_ptr<DeviceSync> sync)
     : owner_(std::move(owner)), data_(data), shape_(std::move(shape)), dtype_(dtype),
-      device_(device) {}
+      device_(device), sync_(std::move(sync)) {}
 
 Tensor Tensor::Empty(std::vector<int64_t> shape, DType dtype) {
   int64_t n = 1;

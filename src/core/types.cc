@@ -64,6 +64,24 @@ Result<OnError> ParseOnError(std::string_view name) {
   return InvalidArgument("on_error must be 'raise' or 'skip', got '", name, "'");
 }
 
+Result<DecodeRoute> ParseDecodeRoute(std::string_view name) {
+  if (name == "auto") return DecodeRoute::kAuto;
+  if (name == "hardware") return DecodeRoute::kHardware;
+  if (name == "hybrid") return DecodeRoute::kHybrid;
+  if (name == "cpu") return DecodeRoute::kCpu;
+  return InvalidArgument("decode_route must be 'auto', 'hardware', 'hybrid' or 'cpu', got '", name, "'");
+}
+
+const char* DecodeRouteName(DecodeRoute route) {
+  switch (route) {
+    case DecodeRoute::kAuto: return "auto";
+    case DecodeRoute::kHardware: return "hardware";
+    case DecodeRoute::kHybrid: return "hybrid";
+    case DecodeRoute::kCpu: return "cpu";
+  }
+  return "?";
+}
+
 Result<LastBatch> ParseLastBatch(std::string_view name) {
   if (name == "partial") return LastBatch::kPartial;
   if (name == "drop") return LastBatch::kDrop;

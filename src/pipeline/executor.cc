@@ -8,10 +8,6 @@
 
 namespace sluice {
 
-namespace {
-constexpr size_t kMaxSkippedListed = 1000;
-}
-
 struct Executor::InFlight {
   int64_t epoch = 0;
   int64_t index = 0;
@@ -41,7 +37,7 @@ Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& 
                    return p;
                  }(),
                  options.dct_scaling),
-      pool_(HostPool::Create()), stats_start_ns_(NowNs()) {
+      skips_(source), pool_(HostPool::Create()), stats_start_ns_(NowNs()) {
   const int64_t n = source.size(), bs = options.batch_size;
   num_batches_ = options.last_batch == LastBatch::kDrop ? n / bs : (n + bs - 1) / bs;
   if (plan.fixed_size())
@@ -157,18 +153,6 @@ void Executor::FinishSample(const std::shared_ptr<InFlight>& b) {
   if (--b->remaining == 0) done_cv_.notify_all();
 }
 
-void Executor::RecordSkip(const InFlight& b, int i, const Status& s) {
-  skipped_count_.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (skipped_.size() >= kMaxSkippedListed) return;
-  const int64_t index = b.samples[static_cast<size_t>(i)];
-  // The status message starts with "path: "; keep the reason alone.
-  const std::string& path = source_.samples()[static_cast<size_t>(index)].path;
-  std::string reason = s.message();
-  if (reason.rfind(path + ": ", 0) == 0) reason = reason.substr(path.size() + 2);
-  skipped_.push_back(SkippedSample{path, index, b.epoch, std::move(reason)});
-}
-
 Result<std::optional<Batch>> Executor::Next() {
   if (epoch_ < 0) return FailedPrecondition("Next() called before StartEpoch()");
   for (;;) {
@@ -195,7 +179,7 @@ Result<std::optional<Batch>> Executor::Next() {
     indices.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       if (!b->status[static_cast<size_t>(i)].ok()) {
-        RecordSkip(*b, i, b->status[static_cast<size_t>(i)]);
+        skips_.Record(b->samples[static_cast<size_t>(i)], b->epoch, b->status[static_cast<size_t>(i)]);
         continue;
       }
       if (!plan_.fixed_size()) {
@@ -251,11 +235,7 @@ LoaderStats Executor::Stats() const {
   const HostPool::Usage u = pool_->usage();
   s.host_memory_in_use = u.in_use_bytes;
   s.host_memory_peak = u.peak_bytes;
-  s.skipped_count = skipped_count_.load();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    s.skipped = skipped_;
-  }
+  skips_.Fill(&s);
   return s;
 }
 
@@ -263,10 +243,8 @@ void Executor::ResetStats() {
   counters_.Reset();
   samples_.store(0);
   batches_.store(0);
-  skipped_count_.store(0);
   stats_start_ns_.store(NowNs());
-  std::lock_guard<std::mutex> lock(mu_);
-  skipped_.clear();
+  skips_.Reset();
 }
 
 }  // namespace sluice

@@ -22,24 +22,26 @@
 #include "core/host_pool.h"
 #include "core/thread_pool.h"
 #include "io/sampler.h"
+#include "pipeline/batch_executor.h"
 #include "pipeline/plan.h"
 #include "pipeline/sample_processor.h"
+#include "pipeline/skip_log.h"
 #include "pipeline/stage_counters.h"
 #include "sluice/loader.h"
 
 namespace sluice {
 
-class Executor {
+class Executor : public BatchExecutor {
  public:
   // `source` and `plan` must outlive the executor. `options` must be valid (Loader checks).
   Executor(const Source& source, const Plan& plan, const LoaderOptions& options);
-  ~Executor();
+  ~Executor() override;
 
-  int64_t num_batches() const { return num_batches_; }
-  void StartEpoch(int64_t epoch);
-  Result<std::optional<Batch>> Next();
-  LoaderStats Stats() const;
-  void ResetStats();
+  int64_t num_batches() const override { return num_batches_; }
+  void StartEpoch(int64_t epoch) override;
+  Result<std::optional<Batch>> Next() override;
+  LoaderStats Stats() const override;
+  void ResetStats() override;
 
  private:
   struct InFlight;
@@ -48,13 +50,13 @@ class Executor {
   void ProcessSample(const std::shared_ptr<InFlight>& b, int i, FileBytes bytes, int worker);
   void FinishSample(const std::shared_ptr<InFlight>& b);
   void CancelAll();
-  void RecordSkip(const InFlight& b, int i, const Status& s);
 
   const Source& source_;
   const Plan& plan_;
   LoaderOptions options_;
   Sampler sampler_;
   SampleProcessor processor_;
+  SkipLog skips_;
   std::shared_ptr<HostPool> pool_;
   int64_t num_batches_ = 0;
   int64_t sample_bytes_ = 0;  // bytes of one output sample (fixed-size plans)
@@ -63,12 +65,11 @@ class Executor {
   int64_t next_schedule_ = 0;
   std::deque<std::shared_ptr<InFlight>> in_flight_;
 
-  mutable std::mutex mu_;          // guards InFlight::remaining and skipped_
+  mutable std::mutex mu_;          // guards InFlight::remaining
   std::condition_variable done_cv_;
   StageCounters counters_;
-  std::atomic<int64_t> samples_{0}, batches_{0}, skipped_count_{0};
+  std::atomic<int64_t> samples_{0}, batches_{0};
   std::atomic<int64_t> stats_start_ns_;
-  std::vector<SkippedSample> skipped_;
 
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
   // Declared last: destroyed first, so no task outlives the members it uses.

@@ -1,6 +1,8 @@
 #include "sluice/loader.h"
 
+#include "gpu/device.h"
 #include "pipeline/executor.h"
+#include "pipeline/gpu_executor.h"
 #include "pipeline/plan.h"
 
 namespace sluice {
@@ -8,13 +10,21 @@ namespace sluice {
 class Loader::Impl {
  public:
   Impl(Source source, Plan plan, LoaderOptions options)
-      : source_(std::move(source)), plan_(std::move(plan)), options_(options),
-        executor_(source_, plan_, options_) {}
+      : source_(std::move(source)), plan_(std::move(plan)), options_(options) {}
+
+  Status Start() {
+    if (options_.device.type == DeviceType::kCUDA) {
+      SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
+    } else {
+      executor_ = std::make_unique<Executor>(source_, plan_, options_);
+    }
+    return Status::OK();
+  }
 
   Source source_;
   Plan plan_;
   LoaderOptions options_;
-  Executor executor_;
+  std::unique_ptr<BatchExecutor> executor_;
 };
 
 namespace {
@@ -26,9 +36,12 @@ Status CheckOptions(const LoaderOptions& o, const Plan& plan) {
   if (o.dtype == DType::kInt64) return InvalidArgument("dtype must be uint8, float16 or float32, not int64");
   if (o.dtype == DType::kUInt8 && plan.normalize())
     return InvalidArgument("Normalize needs a float output: pass dtype='float32' or 'float16'");
-  if (o.device.type == DeviceType::kCUDA)
-    return Unsupported("device='", o.device.ToString(),
-                       "' is not available: this build of sluice has no CUDA support; use device='cpu'");
+  if (o.gpu_memory_budget <= 0)
+    return InvalidArgument("gpu_memory_budget must be > 0 bytes, got ", o.gpu_memory_budget);
+  if (o.device.type == DeviceType::kCUDA) return CheckCudaDevice(o.device.index);
+  if (o.decode_route != DecodeRoute::kAuto)
+    return InvalidArgument("decode_route='", DecodeRouteName(o.decode_route),
+                           "' needs device='cuda' (the CPU path decodes with libjpeg-turbo)");
   return Status::OK();
 }
 }  // namespace
@@ -45,6 +58,7 @@ Result<std::unique_ptr<Loader>> Loader::Create(Source source,
     return InvalidArgument("last_batch='drop' with ", source.size(), " samples and batch_size ",
                            options.batch_size, " yields no batch at all");
   auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), options);
+  SLUICE_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<Loader>(new Loader(std::move(impl)));
 }
 
@@ -52,7 +66,7 @@ Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Loader::~Loader() = default;
 
 int64_t Loader::num_samples() const { return impl_->source_.size(); }
-int64_t Loader::num_batches() const { return impl_->executor_.num_batches(); }
+int64_t Loader::num_batches() const { return impl_->executor_->num_batches(); }
 std::optional<std::pair<int, int>> Loader::output_size() const {
   if (!impl_->plan_.fixed_size()) return std::nullopt;
   return std::make_pair(impl_->plan_.out_height(), impl_->plan_.out_width());
@@ -62,12 +76,12 @@ const LoaderOptions& Loader::options() const { return impl_->options_; }
 
 Status Loader::StartEpoch(int64_t epoch) {
   if (epoch < 0) return InvalidArgument("epoch must be >= 0, got ", epoch);
-  impl_->executor_.StartEpoch(epoch);
+  impl_->executor_->StartEpoch(epoch);
   return Status::OK();
 }
 
-Result<std::optional<Batch>> Loader::Next() { return impl_->executor_.Next(); }
-LoaderStats Loader::stats() const { return impl_->executor_.Stats(); }
-void Loader::ResetStats() { impl_->executor_.ResetStats(); }
+Result<std::optional<Batch>> Loader::Next() { return impl_->executor_->Next(); }
+LoaderStats Loader::stats() const { return impl_->executor_->Stats(); }
+void Loader::ResetStats() { impl_->executor_->ResetStats(); }
 
 }  // namespace sluice

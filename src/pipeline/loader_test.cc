@@ -540,8 +540,18 @@ TEST_F(LoaderTest, CreateAndUseErrors) {
   o.prefetch = 0;
   EXPECT_EQ(status_of(Transforms(), o).code(), StatusCode::kInvalidArgument);
   o = Options(3, 1);
-  o.device = Device{DeviceType::kCUDA, 0};
-  EXPECT_EQ(status_of(Transforms(), o).code(), StatusCode::kUnsupported);
+  o.device = Device{DeviceType::kCUDA, 99};  // no machine has a GPU number 99
+  s = status_of(Transforms(), o);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("cuda:99"), std::string::npos) << s.ToString();
+  o = Options(3, 1);
+  o.decode_route = DecodeRoute::kHardware;  // a GPU-path option on the CPU path
+  s = status_of(Transforms(), o);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("decode_route"), std::string::npos) << s.ToString();
+  o = Options(3, 1);
+  o.gpu_memory_budget = 0;
+  EXPECT_EQ(status_of(Transforms(), o).code(), StatusCode::kInvalidArgument);
 
   auto loader = Make(src, Transforms(), Options(3, 1));
   Result<std::optional<Batch>> b = loader->Next();

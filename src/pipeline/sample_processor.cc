@@ -28,6 +28,21 @@ void ShiftMap(AxisMap* m, int offset) {
 
 }  // namespace
 
+Rect ReadRegion(const ResizeParams& p) {
+  int x0, x1, y0, y1;
+  InputSpan(p.x, p.filter, p.antialias, &x0, &x1);
+  InputSpan(p.y, p.filter, p.antialias, &y0, &y1);
+  // An axis whose outputs are all padding reads nothing; decode one token column or row.
+  if (x0 >= x1) x0 = 0, x1 = 1;
+  if (y0 >= y1) y0 = 0, y1 = 1;
+  return Rect{x0, y0, x1 - x0, y1 - y0};
+}
+
+void ShiftRegion(ResizeParams* p, int x, int y) {
+  ShiftMap(&p->x, x);
+  ShiftMap(&p->y, y);
+}
+
 int ChooseScaleDenom(const ResizeParams& p, int max_denom) {
   if (p.x.identity || p.y.identity) return 1;
   for (int d = max_denom; d >= 2; d /= 2)
@@ -38,15 +53,19 @@ int ChooseScaleDenom(const ResizeParams& p, int max_denom) {
 SampleProcessor::SampleProcessor(const Plan& plan, const NormalizeParams& finish, bool dct_scaling)
     : plan_(plan), finish_(finish), lut_(NormalizeLut::Build(finish)), dct_scaling_(dct_scaling) {}
 
-Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKey& key,
-                                WorkerScratch* s, const SlotFn& slot, StageCounters* counters) const {
-  SampleGeometry geo;
+Status SampleProcessor::Prepare(const uint8_t* data, size_t size, const SampleKey& key,
+                                ImageDecoder* decoder, ImageInfo* info, SampleGeometry* geo) const {
+  SLUICE_ASSIGN_OR_RETURN(*info, decoder->ReadHeader(data, size));
+  return plan_.Draw(info->display_width(), info->display_height(), key, geo);
+}
+
+Result<ImageView> SampleProcessor::DecodeRegion(const ImageInfo& info, SampleGeometry* geo,
+                                                int cpu_segments, WorkerScratch* s,
+                                                StageCounters* counters) const {
   ImageView view;
   {
     ScopedTimer timer(&counters->decode_ns);
-    SLUICE_ASSIGN_OR_RETURN(const ImageInfo info, s->decoder.ReadHeader(data, size));
-    SLUICE_RETURN_IF_ERROR(plan_.Draw(info.display_width(), info.display_height(), key, &geo));
-    ResizeParams& p0 = geo.segments[0];
+    ResizeParams& p0 = geo->segments[0];
     const int denom = dct_scaling_ ? ChooseScaleDenom(p0, MaxScaleDenom(info.format)) : 1;
     const int sw = ScaledSize(info.width, denom), sh = ScaledSize(info.height, denom);
     const int dw = info.transposed() ? sh : sw, dh = info.transposed() ? sw : sh;
@@ -54,13 +73,7 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
       ScaleMap(&p0.x, denom, dw);
       ScaleMap(&p0.y, denom, dh);
     }
-    int x0, x1, y0, y1;
-    InputSpan(p0.x, p0.filter, p0.antialias, &x0, &x1);
-    InputSpan(p0.y, p0.filter, p0.antialias, &y0, &y1);
-    // An axis whose outputs are all padding reads nothing; decode one token column or row.
-    if (x0 >= x1) x0 = 0, x1 = 1;
-    if (y0 >= y1) y0 = 0, y1 = 1;
-    const Rect display_roi{x0, y0, x1 - x0, y1 - y0};
+    const Rect display_roi = ReadRegion(p0);
     const Rect stored_roi = StoredRect(info.orientation, sw, sh, display_roi);
     SLUICE_ASSIGN_OR_RETURN(const Rect decoded,
                             s->decoder.Decode(DecodeRequest{stored_roi, denom}, &s->decoded));
@@ -74,26 +87,34 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
       OrientCpu(info.orientation, view, out);
       view = out;
     }
-    ShiftMap(&p0.x, shown.x);
-    ShiftMap(&p0.y, shown.y);
+    ShiftRegion(&p0, shown.x, shown.y);
   }
+  ScopedTimer timer(&counters->transform_ns);
+  for (int i = 0; i < cpu_segments; ++i) {
+    const ResizeParams& p = geo->segments[static_cast<size_t>(i)];
+    std::vector<uint8_t>& buf = s->segment[i % 2];
+    buf.resize(static_cast<size_t>(p.x.out_len) * p.y.out_len * 3);
+    const MutableImageView out{buf.data(), p.y.out_len, p.x.out_len, 3,
+                               static_cast<ptrdiff_t>(p.x.out_len) * 3};
+    ResizeCpu(p, view, out, &s->resize);
+    view = out;
+  }
+  return view;
+}
+
+Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKey& key,
+                                WorkerScratch* s, const SlotFn& slot, StageCounters* counters) const {
+  SampleGeometry geo;
+  ImageInfo info;
   {
-    ScopedTimer timer(&counters->transform_ns);
-    for (int i = 0; i < geo.num_segments; ++i) {
-      const ResizeParams& p = geo.segments[static_cast<size_t>(i)];
-      std::vector<uint8_t>& buf = s->segment[i % 2];
-      buf.resize(static_cast<size_t>(p.x.out_len) * p.y.out_len * 3);
-      const MutableImageView out{buf.data(), p.y.out_len, p.x.out_len, 3,
-                                 static_cast<ptrdiff_t>(p.x.out_len) * 3};
-      ResizeCpu(p, view, out, &s->resize);
-      view = out;
-    }
+    ScopedTimer timer(&counters->decode_ns);
+    SLUICE_RETURN_IF_ERROR(Prepare(data, size, key, &s->decoder, &info, &geo));
   }
-  {
-    ScopedTimer timer(&counters->collate_ns);
-    SLUICE_ASSIGN_OR_RETURN(void* dst, slot(view.height, view.width));
-    NormalizeCpu(finish_, lut_, view, dst);
-  }
+  SLUICE_ASSIGN_OR_RETURN(const ImageView view,
+                          DecodeRegion(info, &geo, geo.num_segments, s, counters));
+  ScopedTimer timer(&counters->collate_ns);
+  SLUICE_ASSIGN_OR_RETURN(void* dst, slot(view.height, view.width));
+  NormalizeCpu(finish_, lut_, view, dst);
   return Status::OK();
 }
 

@@ -41,12 +41,28 @@ class SampleProcessor {
   Status Process(const uint8_t* data, size_t size, const SampleKey& key, WorkerScratch* scratch,
                  const SlotFn& slot, StageCounters* counters) const;
 
+  // The steps of Process, for the GPU path, which runs the last segment and the finish itself:
+  // Prepare reads the header (with `decoder`, which keeps `data`) and draws the geometry.
+  Status Prepare(const uint8_t* data, size_t size, const SampleKey& key, ImageDecoder* decoder,
+                 ImageInfo* info, SampleGeometry* geo) const;
+  // Decodes the region segment 0 reads (DCT-scaled when allowed) with scratch->decoder, which
+  // must have read this sample's header, applies the EXIF rotation, and runs segments
+  // [0, cpu_segments) on the CPU. Returns the pixels segment `cpu_segments` reads (valid until
+  // the scratch is reused); that segment's map is made relative to them.
+  Result<ImageView> DecodeRegion(const ImageInfo& info, SampleGeometry* geo, int cpu_segments,
+                                 WorkerScratch* scratch, StageCounters* counters) const;
+
  private:
   const Plan& plan_;
   NormalizeParams finish_;
   NormalizeLut lut_;
   bool dct_scaling_;
 };
+
+// The input region (display coordinates) a segment reads.
+Rect ReadRegion(const ResizeParams& p);
+// Re-expresses p's maps relative to a region whose top-left input pixel is (x, y).
+void ShiftRegion(ResizeParams* p, int x, int y);
 
 // DCT scale for a first segment: the largest of 2, 4, 8 (up to max_denom) that keeps the
 // decoded region at least as large as the output on both axes; 1 if none.

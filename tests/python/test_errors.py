@@ -189,7 +189,10 @@ def test_empty_list():
     (dict(on_error="ignore"), ValueError, "on_error must be one of"),
     (dict(last_batch="keep"), ValueError, "last_batch must be one of"),
     (dict(device="tpu"), ValueError, "device must be 'cpu', 'cuda' or 'cuda:N'"),
-    (dict(device="cuda"), NotImplementedError, "no CUDA support"),
+    (dict(device="cuda:99"), RuntimeError, "cuda:99"),  # no machine has GPU 99, or no GPU at all
+    (dict(decode_route="engines"), ValueError, "decode_route must be one of"),
+    (dict(decode_route="hardware"), ValueError, "decode_route='hardware' needs device='cuda'"),
+    (dict(gpu_memory_budget=0), ValueError, "gpu_memory_budget must be >= 1"),
     (dict(seed=-1), ValueError, "seed must be an int"),
     (dict(output="jax"), ValueError, "output must be"),
 ])

@@ -12,20 +12,16 @@ namespace sluice {
 
 namespace {
 
-constexpr int kPrecisionBits = 32 - 8 - 2;  // PIL's PRECISION_BITS
-constexpr int32_t kHalf = 1 << (kPrecisionBits - 1);
+constexpr int kPrecisionBits = kResizePrecisionBits;
+constexpr int32_t kHalf = kResizeHalf;
 constexpr int kLoBits = 11;  // coefficient split for 16-bit SIMD: c = hi << 11 | lo
 
-// Sums are taken modulo 2^32 (unsigned): defined behaviour, and the same values the SIMD lanes
-// and PIL's int arithmetic produce. Only degenerate weights (a region clipped to a pixel or two,
-// bicubic, no antialias) come near the limit.
-inline uint8_t Clip8(uint32_t sum) {
-  const int32_t v = static_cast<int32_t>(sum) >> kPrecisionBits;
-  return static_cast<uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
-}
-inline uint32_t Mul(uint8_t pixel, int32_t coef) {
-  return static_cast<uint32_t>(pixel) * static_cast<uint32_t>(coef);
-}
+// Only degenerate weights (a region clipped to a pixel or two, bicubic, no antialias) come near
+// the modulo-2^32 limit of the sums.
+inline uint8_t Clip8(uint32_t sum) { return ResizeClip8(sum); }
+inline uint32_t Mul(uint8_t pixel, int32_t coef) { return ResizeMul(pixel, coef); }
+
+}  // namespace
 
 void PrepareTaps(const AxisMap& m, Filter f, bool antialias, AxisTaps* t) {
   const int n = m.out_len;
@@ -59,6 +55,8 @@ void PrepareTaps(const AxisMap& m, Filter f, bool antialias, AxisTaps* t) {
     }
   }
 }
+
+namespace {
 
 // Output pixel k of the horizontal pass, portable.
 inline void HorizontalPixel(const uint8_t* src, uint8_t* o, const AxisTaps& t, int k,

@@ -36,6 +36,10 @@ struct ResizeScratch {
   std::vector<uint32_t> acc;  // vertical pass accumulators (sums modulo 2^32)
 };
 
+// The fixed-point taps of output pixels 0..m.out_len of one axis (flip applied), as the CPU
+// resize uses them; the GPU path uploads the same tables.
+void PrepareTaps(const AxisMap& m, Filter f, bool antialias, AxisTaps* t);
+
 // REQUIRES: out.width == p.x.out_len, out.height == p.y.out_len, 3 channels; every tap of a
 // non-padding output pixel lies inside `in`. `allow_simd` = false forces the portable code
 // (for tests; results are identical).

@@ -56,6 +56,20 @@ SLUICE_HD double FilterWeight(Filter f, double x) {
   return 0.0;
 }
 
+// PIL's fixed-point arithmetic: 22-bit coefficients, sums started at one half and taken modulo
+// 2^32 (the same values PIL's int arithmetic and SIMD lanes produce), then clipped to 8 bits.
+inline constexpr int kResizePrecisionBits = 32 - 8 - 2;
+inline constexpr int32_t kResizeHalf = 1 << (kResizePrecisionBits - 1);
+
+SLUICE_HD uint32_t ResizeMul(uint8_t pixel, int32_t coef) {
+  return static_cast<uint32_t>(pixel) * static_cast<uint32_t>(coef);
+}
+
+SLUICE_HD uint8_t ResizeClip8(uint32_t sum) {
+  const int32_t v = static_cast<int32_t>(sum) >> kResizePrecisionBits;
+  return static_cast<uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+
 // Largest number of taps any output pixel of this axis can have.
 SLUICE_HD int MaxTaps(const AxisMap& m, Filter f, bool antialias) {
   if (m.identity) return 1;

@@ -1,0 +1,148 @@
+#include "codec/nvjpeg_decoders.h"
+
+#include <cstring>
+
+#include "gpu/cuda_util.h"
+
+namespace sluice {
+
+namespace {
+// Calls per batch are few and large: about 16 images per engine keeps all of them busy.
+constexpr int kImagesPerEngine = 16;
+
+bool Is(const char* a, const char* b) { return std::strcmp(a, b) == 0; }
+}  // namespace
+
+bool HardwareDecodable(const ImageInfo& info) {
+  if (info.format != ImageFormat::kJpeg || info.progressive || info.components != 3) return false;
+  const char* s = info.subsampling;
+  return Is(s, "444") || Is(s, "422") || Is(s, "420") || Is(s, "440");
+}
+
+bool HybridDecodable(const ImageInfo& info) {
+  return info.format == ImageFormat::kJpeg && (info.components == 1 || info.components == 3);
+}
+
+// ---------------------------------------------------------------------------- hardware
+
+Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(NvjpegContext* ctx) {
+  if (ctx->hardware_handle() == nullptr) return ctx->hardware_status();
+  const NvjpegApi& api = ctx->api();
+  std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx));
+  d->width_ = ctx->hardware_engines() * kImagesPerEngine;
+  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStateCreate(ctx->hardware_handle(), &d->state_));
+  d->params_.resize(static_cast<size_t>(d->width_));
+  for (auto& p : d->params_) {
+    SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsCreate(ctx->hardware_handle(), &p));
+    SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetOutputFormat(p, NVJPEG_OUTPUT_RGBI));
+  }
+  return d;
+}
+
+NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
+  const NvjpegApi& api = ctx_->api();
+  for (auto p : params_)
+    if (p != nullptr) api.nvjpegDecodeParamsDestroy(p);
+  if (state_ != nullptr) api.nvjpegJpegStateDestroy(state_);
+}
+
+Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream) {
+  const int n = static_cast<int>(jobs.size());
+  if (n == 0) return Status::OK();
+  if (n > width_) return Internal("hardware decode of ", n, " images, more than ", width_, " at once");
+  const NvjpegApi& api = ctx_->api();
+  nvjpegHandle_t h = ctx_->hardware_handle();
+  if (initialized_for_ != n) {
+    SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeBatchedInitialize(h, state_, n, 1, NVJPEG_OUTPUT_RGBI));
+    initialized_for_ = n;
+  }
+  std::vector<const unsigned char*> data(static_cast<size_t>(n));
+  std::vector<size_t> lengths(static_cast<size_t>(n));
+  std::vector<nvjpegImage_t> dest(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const NvjpegJob& j = jobs[static_cast<size_t>(i)];
+    data[static_cast<size_t>(i)] = j.data;
+    lengths[static_cast<size_t>(i)] = j.size;
+    nvjpegImage_t& img = dest[static_cast<size_t>(i)];
+    std::memset(&img, 0, sizeof(img));
+    img.channel[0] = j.out;
+    img.pitch[0] = j.pitch;
+    SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetROI(params_[static_cast<size_t>(i)], j.roi.x,
+                                                               j.roi.y, j.roi.w, j.roi.h));
+  }
+  const nvjpegStatus_t s = api.nvjpegDecodeBatchedEx(h, state_, data.data(), lengths.data(), dest.data(),
+                                                     params_.data(), stream);
+  if (s != NVJPEG_STATUS_SUCCESS) {
+    initialized_for_ = -1;  // a failed batch needs a fresh initialization
+    return NvjpegStatus(s, "nvjpegDecodeBatchedEx");
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------- hybrid
+
+Result<std::unique_ptr<NvjpegHybridDecoder>> NvjpegHybridDecoder::Create(NvjpegContext* ctx, int workers) {
+  const NvjpegApi& api = ctx->api();
+  nvjpegHandle_t h = ctx->hybrid_handle();
+  std::unique_ptr<NvjpegHybridDecoder> d(new NvjpegHybridDecoder(ctx));
+  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecoderCreate(h, NVJPEG_BACKEND_HYBRID, &d->decoder_));
+  d->workers_.resize(static_cast<size_t>(workers));
+  for (Worker& w : d->workers_) {
+    for (Slot& s : w.slots) {
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecoderStateCreate(h, d->decoder_, &s.state));
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegBufferPinnedCreateV2(h, ctx->pinned_allocator(), &s.pinned));
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegBufferDeviceCreateV2(h, ctx->device_allocator(), &s.device));
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegStateAttachPinnedBuffer(s.state, s.pinned));
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegStateAttachDeviceBuffer(s.state, s.device));
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStreamCreate(h, &s.stream));
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsCreate(h, &s.params));
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetOutputFormat(s.params, NVJPEG_OUTPUT_RGBI));
+      SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
+    }
+  }
+  return d;
+}
+
+NvjpegHybridDecoder::~NvjpegHybridDecoder() {
+  const NvjpegApi& api = ctx_->api();
+  for (Worker& w : workers_) {
+    for (Slot& s : w.slots) {
+      if (s.done != nullptr) {
+        cudaEventSynchronize(s.done);
+        cudaEventDestroy(s.done);
+      }
+      if (s.params != nullptr) api.nvjpegDecodeParamsDestroy(s.params);
+      if (s.stream != nullptr) api.nvjpegJpegStreamDestroy(s.stream);
+      if (s.state != nullptr) api.nvjpegJpegStateDestroy(s.state);
+      if (s.pinned != nullptr) api.nvjpegBufferPinnedDestroy(s.pinned);
+      if (s.device != nullptr) api.nvjpegBufferDeviceDestroy(s.device);
+    }
+  }
+  if (decoder_ != nullptr) api.nvjpegDecoderDestroy(decoder_);
+}
+
+Status NvjpegHybridDecoder::Decode(int worker, const NvjpegJob& job, cudaStream_t stream) {
+  const NvjpegApi& api = ctx_->api();
+  nvjpegHandle_t h = ctx_->hybrid_handle();
+  Worker& w = workers_[static_cast<size_t>(worker)];
+  Slot& s = w.slots[w.next];
+  w.next ^= 1;
+  if (s.pending) {  // its buffers may still feed the GPU stages of an earlier image
+    SLUICE_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(s.done));
+    s.pending = false;
+  }
+  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStreamParse(h, job.data, job.size, 0, 0, s.stream));
+  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetROI(s.params, job.roi.x, job.roi.y, job.roi.w, job.roi.h));
+  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeJpegHost(h, decoder_, s.state, s.params, s.stream));
+  nvjpegImage_t img;
+  std::memset(&img, 0, sizeof(img));
+  img.channel[0] = job.out;
+  img.pitch[0] = job.pitch;
+  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeJpegTransferToDevice(h, decoder_, s.state, s.stream, stream));
+  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeJpegDevice(h, decoder_, s.state, &img, stream));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventRecord(s.done, stream));
+  s.pending = true;
+  return Status::OK();
+}
+
+}  // namespace sluice

@@ -1,0 +1,96 @@
+// The two nvJPEG routes of the GPU path. Both write RGB8 interleaved pixels of a region (ROI, in
+// stored coordinates of the full-resolution image) into device memory the caller owns.
+//
+//   NvjpegHardwareDecoder  the GPU's JPEG engines, batched (nvjpegDecodeBatchedEx) with one ROI
+//                          per image. Baseline JPEG only.
+//   NvjpegHybridDecoder    Huffman decoding on the calling CPU thread, then the upload and the
+//                          IDCT/colour conversion on the GPU (nvJPEG's decoupled API). Takes
+//                          progressive files too. Each worker thread has two decoder states used
+//                          in turn, so the next image's Huffman pass overlaps the previous one's
+//                          GPU work; a state is reused only after its GPU work finished.
+//
+// Thread-safety: a NvjpegHardwareDecoder is driven by one thread at a time. NvjpegHybridDecoder::
+// Decode may run on many threads at once, each with its own `worker` index.
+#ifndef SLUICE_CODEC_NVJPEG_DECODERS_H_
+#define SLUICE_CODEC_NVJPEG_DECODERS_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "codec/image_info.h"
+#include "codec/nvjpeg_context.h"
+
+namespace sluice {
+
+struct NvjpegJob {
+  const uint8_t* data = nullptr;  // encoded file; valid until the decode call returns
+  size_t size = 0;
+  Rect roi;                       // stored coordinates, full resolution
+  uint8_t* out = nullptr;         // device memory, roi.h rows of `pitch` bytes
+  size_t pitch = 0;
+};
+
+// Whether the JPEG engines take this file: baseline, 3 components, 4:4:4/4:2:2/4:2:0/4:4:0.
+bool HardwareDecodable(const ImageInfo& info);
+// Whether the hybrid decoder takes it: any 1- or 3-component JPEG (CMYK/YCCK go to the CPU,
+// whose conversion matches PIL's).
+bool HybridDecodable(const ImageInfo& info);
+
+class NvjpegHardwareDecoder {
+ public:
+  // REQUIRES: ctx.hardware_handle() != nullptr; `ctx` outlives the decoder.
+  static Result<std::unique_ptr<NvjpegHardwareDecoder>> Create(NvjpegContext* ctx);
+  ~NvjpegHardwareDecoder();
+
+  // Images per nvjpegDecodeBatchedEx call: a multiple of the engine count.
+  int batch_width() const { return width_; }
+
+  // Decodes up to batch_width() jobs with one call, queued on `stream`. On error (a stream the
+  // engines reject) nothing of this call can be trusted: decode these jobs another way.
+  Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
+
+ private:
+  explicit NvjpegHardwareDecoder(NvjpegContext* ctx) : ctx_(ctx) {}
+  NvjpegContext* ctx_;
+  nvjpegJpegState_t state_ = nullptr;
+  std::vector<nvjpegDecodeParams_t> params_;
+  int width_ = 0;
+  int initialized_for_ = -1;  // batch size the state was initialized for
+};
+
+class NvjpegHybridDecoder {
+ public:
+  static Result<std::unique_ptr<NvjpegHybridDecoder>> Create(NvjpegContext* ctx, int workers);
+  ~NvjpegHybridDecoder();
+
+  // Huffman-decodes `job` on this thread, then queues its upload and GPU stages on `stream`.
+  // REQUIRES: 0 <= worker < workers; one thread per worker index at a time.
+  Status Decode(int worker, const NvjpegJob& job, cudaStream_t stream);
+
+ private:
+  struct Slot {
+    nvjpegJpegState_t state = nullptr;
+    nvjpegBufferPinned_t pinned = nullptr;
+    nvjpegBufferDevice_t device = nullptr;
+    nvjpegJpegStream_t stream = nullptr;
+    nvjpegDecodeParams_t params = nullptr;
+    cudaEvent_t done = nullptr;
+    bool pending = false;  // `done` was recorded after GPU work that used this slot
+  };
+  struct Worker {
+    Slot slots[2];
+    int next = 0;
+  };
+  explicit NvjpegHybridDecoder(NvjpegContext* ctx) : ctx_(ctx) {}
+  NvjpegContext* ctx_;
+  nvjpegJpegDecoder_t decoder_ = nullptr;
+  std::vector<Worker> workers_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_CODEC_NVJPEG_DECODERS_H_

@@ -1,0 +1,192 @@
+// The nvJPEG routes against libjpeg-turbo (ImageDecoder) on the same files and regions. GPU
+// decoders differ from libjpeg-turbo's ISLOW IDCT and fancy upsampling by a few levels, so the
+// bounds are on the mean and the 99th percentile of |difference|. Skipped without a GPU.
+#include "codec/nvjpeg_decoders.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "codec/decoder.h"
+#include "codec/jpeg_cpu.h"
+#include "gpu/cuda_util.h"
+#include "gpu/device.h"
+
+namespace sluice {
+namespace {
+
+// A photo-like picture: smooth shapes plus sensor noise.
+std::vector<uint8_t> Photo(int w, int h, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, 6.0);
+  std::vector<uint8_t> p(static_cast<size_t>(w) * h * 3);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const double v = 128 + 80 * std::sin(x / (9.0 + 3 * c) + y / 13.0) + 40 * std::cos(y / (7.0 + c)) + noise(rng);
+        p[(static_cast<size_t>(y) * w + x) * 3 + c] = static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
+      }
+  return p;
+}
+
+struct Diff {
+  double mean = 0, p99 = 0;
+};
+
+Diff Compare(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  std::vector<int> d(a.size());
+  double sum = 0;
+  for (size_t i = 0; i < a.size(); ++i) sum += d[i] = std::abs(int(a[i]) - int(b[i]));
+  std::sort(d.begin(), d.end());
+  return Diff{sum / static_cast<double>(a.size()), static_cast<double>(d[d.size() * 99 / 100])};
+}
+
+class NvjpegTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    auto pool = DevicePool::Create(0, int64_t{1} << 30);
+    ASSERT_TRUE(pool.ok()) << pool.status().ToString();
+    pool_ = *pool;
+    auto ctx = NvjpegContext::Create(pool_.get());
+    ASSERT_TRUE(ctx.ok()) << ctx.status().ToString();
+    ctx_ = std::move(*ctx);
+  }
+  void TearDown() override {
+    ctx_.reset();
+    pool_.reset();
+  }
+
+  // libjpeg-turbo's pixels for `roi` (the decoder may return a wider region; cut it down).
+  static std::vector<uint8_t> CpuRegion(const std::vector<uint8_t>& jpg, Rect roi) {
+    ImageDecoder dec;
+    EXPECT_TRUE(dec.ReadHeader(jpg.data(), jpg.size()).ok());
+    std::vector<uint8_t> px;
+    Result<Rect> got = dec.Decode(DecodeRequest{roi, 1}, &px);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    std::vector<uint8_t> out(static_cast<size_t>(roi.w) * roi.h * 3);
+    for (int y = 0; y < roi.h; ++y)
+      std::copy_n(px.data() + (static_cast<size_t>(y + roi.y - got->y) * got->w + (roi.x - got->x)) * 3,
+                  static_cast<size_t>(roi.w) * 3, out.data() + static_cast<size_t>(y) * roi.w * 3);
+    return out;
+  }
+
+  // Decodes `jpgs` (one ROI each) with the hardware (batched) or hybrid decoder.
+  std::vector<std::vector<uint8_t>> GpuRegions(const std::vector<std::vector<uint8_t>>& jpgs,
+                                               const std::vector<Rect>& rois, bool hardware) {
+    CudaStream stream;
+    EXPECT_TRUE(stream.Create().ok());
+    std::vector<NvjpegJob> jobs;
+    std::vector<uint8_t*> bufs;
+    for (size_t i = 0; i < jpgs.size(); ++i) {
+      uint8_t* d = nullptr;
+      EXPECT_EQ(cudaMalloc(&d, static_cast<size_t>(rois[i].w) * rois[i].h * 3), cudaSuccess);
+      bufs.push_back(d);
+      jobs.push_back(NvjpegJob{jpgs[i].data(), jpgs[i].size(), rois[i], d, static_cast<size_t>(rois[i].w) * 3});
+    }
+    if (hardware) {
+      auto hw = NvjpegHardwareDecoder::Create(ctx_.get());
+      EXPECT_TRUE(hw.ok()) << hw.status().ToString();
+      const Status s = (*hw)->Decode(jobs, stream.get());
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      EXPECT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+    } else {
+      auto hy = NvjpegHybridDecoder::Create(ctx_.get(), 1);
+      EXPECT_TRUE(hy.ok()) << hy.status().ToString();
+      for (const NvjpegJob& j : jobs) {
+        const Status s = (*hy)->Decode(0, j, stream.get());
+        EXPECT_TRUE(s.ok()) << s.ToString();
+      }
+      EXPECT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+    }
+    std::vector<std::vector<uint8_t>> out;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      out.emplace_back(static_cast<size_t>(rois[i].w) * rois[i].h * 3);
+      EXPECT_EQ(cudaMemcpy(out.back().data(), bufs[i], out.back().size(), cudaMemcpyDeviceToHost), cudaSuccess);
+      cudaFree(bufs[i]);
+    }
+    return out;
+  }
+
+  void CheckRoute(bool hardware, bool progressive) {
+    std::vector<std::vector<uint8_t>> jpgs;
+    std::vector<Rect> rois;
+    const char* subs[] = {"444", "420", "422"};
+    for (int i = 0; i < 6; ++i) {
+      const int w = 200 + 37 * i, h = 150 + 23 * i;
+      const std::vector<uint8_t> px = Photo(w, h, static_cast<uint32_t>(i));
+      auto jpg = EncodeJpeg(ImageView{px.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3}, 90, subs[i % 3], progressive);
+      ASSERT_TRUE(jpg.ok());
+      jpgs.push_back(*jpg);
+      // Whole image, then regions at odd offsets (not on MCU boundaries).
+      rois.push_back(i == 0 ? Rect{0, 0, w, h} : Rect{5 * i + 3, 7 * i + 1, w / 2 + i, h / 2 - i});
+    }
+    const auto gpu = GpuRegions(jpgs, rois, hardware);
+    for (size_t i = 0; i < jpgs.size(); ++i) {
+      const Diff d = Compare(gpu[i], CpuRegion(jpgs[i], rois[i]));
+      // Bounds: IDCT and chroma-upsampling differences only; a misplaced region or a colour
+      // error gives tens of levels on average.
+      EXPECT_LE(d.mean, 1.5) << "image " << i << " (" << subs[i % 3] << ")";
+      EXPECT_LE(d.p99, 8) << "image " << i << " (" << subs[i % 3] << ")";
+    }
+  }
+
+  std::shared_ptr<DevicePool> pool_;
+  std::unique_ptr<NvjpegContext> ctx_;
+};
+
+TEST_F(NvjpegTest, HardwareRegionsMatchLibjpegTurbo) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  EXPECT_GE(ctx_->hardware_engines(), 1);
+  CheckRoute(/*hardware=*/true, /*progressive=*/false);
+}
+
+TEST_F(NvjpegTest, HybridRegionsMatchLibjpegTurboBaselineAndProgressive) {
+  CheckRoute(/*hardware=*/false, /*progressive=*/false);
+  CheckRoute(/*hardware=*/false, /*progressive=*/true);
+}
+
+TEST_F(NvjpegTest, HybridRejectsGarbageWithAnError) {
+  auto hy = NvjpegHybridDecoder::Create(ctx_.get(), 1);
+  ASSERT_TRUE(hy.ok());
+  std::vector<uint8_t> junk(4096);
+  for (size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<uint8_t>(i * 31 + 7);
+  junk[0] = 0xFF, junk[1] = 0xD8;  // a JPEG signature, then nothing valid
+  uint8_t* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 64 * 64 * 3), cudaSuccess);
+  const Status s = (*hy)->Decode(0, NvjpegJob{junk.data(), junk.size(), Rect{0, 0, 64, 64}, d, 64 * 3}, nullptr);
+  EXPECT_FALSE(s.ok());
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+
+TEST(NvjpegRouting, WhichFilesEachRouteTakes) {
+  ImageInfo info;
+  info.format = ImageFormat::kJpeg;
+  info.components = 3;
+  info.subsampling = "420";
+  EXPECT_TRUE(HardwareDecodable(info));
+  EXPECT_TRUE(HybridDecodable(info));
+  info.progressive = true;
+  EXPECT_FALSE(HardwareDecodable(info));
+  EXPECT_TRUE(HybridDecodable(info));
+  info.progressive = false;
+  info.subsampling = "411";
+  EXPECT_FALSE(HardwareDecodable(info));
+  info.components = 4;  // CMYK: the CPU converts it as PIL does
+  EXPECT_FALSE(HybridDecodable(info));
+  info.components = 1;
+  info.subsampling = "gray";
+  EXPECT_FALSE(HardwareDecodable(info));
+  EXPECT_TRUE(HybridDecodable(info));
+  info.format = ImageFormat::kPng;
+  EXPECT_FALSE(HybridDecodable(info));
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,34 @@
+#include "gpu/cuda_util.h"
+
+namespace sluice {
+
+Status CudaStatus(cudaError_t error, const char* what) {
+  if (error == cudaSuccess) return Status::OK();
+  return Internal(what, ": ", cudaGetErrorName(error), " (", cudaGetErrorString(error), ")");
+}
+
+CudaStream::~CudaStream() {
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+Status CudaStream::Create() {
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  return Status::OK();
+}
+
+CudaEvent::~CudaEvent() {
+  if (event_ != nullptr) cudaEventDestroy(event_);
+}
+
+Status CudaEvent::Create() {
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
+  return Status::OK();
+}
+
+cudaStream_t DlpackStream(uintptr_t stream) {
+  if (stream == 1) return cudaStreamLegacy;
+  if (stream == 2) return cudaStreamPerThread;
+  return reinterpret_cast<cudaStream_t>(stream);
+}
+
+}  // namespace sluice

@@ -1,0 +1,56 @@
+// CUDA runtime errors as Status, and small RAII holders for streams and events.
+//
+// Thread-safety: the helpers are reentrant; a holder is owned by one object at a time.
+#ifndef SLUICE_GPU_CUDA_UTIL_H_
+#define SLUICE_GPU_CUDA_UTIL_H_
+
+#include <cuda_runtime_api.h>
+
+#include "sluice/status.h"
+
+namespace sluice {
+
+// Internal("<what>: <CUDA's error name and text>"), or OK for cudaSuccess.
+Status CudaStatus(cudaError_t error, const char* what);
+
+#define SLUICE_CUDA_RETURN_IF_ERROR(expr)                                      \
+  do {                                                                         \
+    const cudaError_t sluice_cuda_error_ = (expr);                             \
+    if (sluice_cuda_error_ != cudaSuccess) return ::sluice::CudaStatus(sluice_cuda_error_, #expr); \
+  } while (0)
+
+// A non-blocking stream, destroyed with its holder.
+class CudaStream {
+ public:
+  CudaStream() = default;
+  ~CudaStream();
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  Status Create();
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// An event without timing, destroyed with its holder.
+class CudaEvent {
+ public:
+  CudaEvent() = default;
+  ~CudaEvent();
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  Status Create();
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// The stream a DLPack consumer names: 1 is the legacy default stream, 2 the per-thread default
+// stream, anything else a cudaStream_t.
+cudaStream_t DlpackStream(uintptr_t stream);
+
+}  // namespace sluice
+
+#endif  // SLUICE_GPU_CUDA_UTIL_H_

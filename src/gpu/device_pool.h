@@ -1,0 +1,73 @@
+// DevicePool: stream-ordered device memory (a cudaMemPool of its own) under a byte budget, with
+// usage counters. The loader's batches, decoded regions, tables and nvJPEG's buffers all come
+// from it, so `peak_reserved` is what sluice holds on the GPU.
+//
+// Allocation and free are stream-ordered (cudaMallocFromPoolAsync / cudaFreeAsync): memory freed
+// on a stream is reused only once the work queued on that stream before the free has finished.
+// A request that would take the bytes handed out past the budget fails with ResourceExhausted;
+// callers keep within it by admitting work only while there is room.
+//
+// Thread-safety: all methods may be called from any thread. Buffers handed out through
+// shared_ptr (AllocateShared) may outlive the owner of the pool.
+#ifndef SLUICE_GPU_DEVICE_POOL_H_
+#define SLUICE_GPU_DEVICE_POOL_H_
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "sluice/status.h"
+
+namespace sluice {
+
+class DevicePool : public std::enable_shared_from_this<DevicePool> {
+ public:
+  // REQUIRES: CheckCudaDevice(device) is OK. budget > 0 (bytes).
+  static Result<std::shared_ptr<DevicePool>> Create(int device, int64_t budget);
+  ~DevicePool();
+
+  int device() const { return device_; }
+  int64_t budget() const { return budget_; }
+
+  // `bytes` of device memory usable on `stream` (and on other streams after they wait on it).
+  // `enforce_budget` = false counts the bytes but never fails on the budget (nvJPEG's internal
+  // buffers: failing those mid-decode helps no one).
+  Result<void*> Allocate(size_t bytes, cudaStream_t stream, bool enforce_budget = true);
+  // Returns `p` (of `bytes`) once the work queued on `stream` so far has finished.
+  void Free(void* p, size_t bytes, cudaStream_t stream);
+
+  // A buffer freed when the last copy goes, on the stream `release_stream` holds at that moment
+  // (the consumer's, once one is set), so that the memory outlives the work reading it.
+  struct SharedBuffer {
+    void* data = nullptr;
+    size_t bytes = 0;
+    std::atomic<cudaStream_t> release_stream{nullptr};
+  };
+  Result<std::shared_ptr<SharedBuffer>> AllocateShared(size_t bytes, cudaStream_t stream);
+
+  struct Usage {
+    int64_t in_use_bytes = 0;    // handed out, not yet freed
+    int64_t peak_bytes = 0;      // highest in_use_bytes
+    int64_t reserved_bytes = 0;  // held by the pool from the driver (in use + cached)
+    int64_t peak_reserved_bytes = 0;
+  };
+  Usage usage() const;
+
+  // Gives cached memory beyond `keep` bytes back to the driver (after synchronizing the device).
+  void Trim(int64_t keep = 0);
+
+ private:
+  DevicePool(int device, int64_t budget, cudaMemPool_t pool)
+      : device_(device), budget_(budget), pool_(pool) {}
+
+  const int device_;
+  const int64_t budget_;
+  cudaMemPool_t pool_;
+  std::atomic<int64_t> in_use_{0}, peak_{0};
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_GPU_DEVICE_POOL_H_

@@ -1,0 +1,716 @@
+#include "pipeline/gpu_executor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "codec/nvjpeg_decoders.h"
+#include "core/clock.h"
+#include "core/file_util.h"
+#include "core/host_pool.h"
+#include "core/thread_pool.h"
+#include "gpu/cuda_util.h"
+#include "gpu/device.h"
+#include "gpu/device_pool.h"
+#include "gpu/pinned.h"
+#include "io/sampler.h"
+#include "kernels/resize/resize_gpu.h"
+#include "pipeline/route_scheduler.h"
+#include "pipeline/sample_processor.h"
+#include "pipeline/skip_log.h"
+#include "pipeline/stage_counters.h"
+
+namespace sluice {
+
+namespace {
+
+constexpr size_t kAlign = 256;
+size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+std::atomic<bool> g_skip_consumer_wait{false};
+
+// The DeviceSync of one batch's output: its ready event, and the buffer whose release follows
+// the consumer's stream.
+class BatchSync : public DeviceSync {
+ public:
+  BatchSync(std::shared_ptr<DevicePool::SharedBuffer> buffer, cudaEvent_t ready)
+      : buffer_(std::move(buffer)), ready_(ready) {}
+  ~BatchSync() override { cudaEventDestroy(ready_); }
+
+  Status ConsumeOn(uintptr_t stream) override {
+    const cudaStream_t s = DlpackStream(stream);
+    if (!g_skip_consumer_wait.load(std::memory_order_relaxed))
+      SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(s, ready_, 0));
+    buffer_->release_stream.store(s);
+    return Status::OK();
+  }
+
+ private:
+  std::shared_ptr<DevicePool::SharedBuffer> buffer_;
+  cudaEvent_t ready_;
+};
+
+NormalizeParams FinishParams(const Plan& plan, const LoaderOptions& options) {
+  NormalizeParams p;
+  p.dtype = options.dtype;
+  p.layout = options.layout;
+  if (plan.normalize()) {
+    p.normalize = true;
+    for (int c = 0; c < 3; ++c) {
+      p.mean[c] = plan.normalize()->mean[static_cast<size_t>(c)];
+      p.std[c] = plan.normalize()->std[static_cast<size_t>(c)];
+    }
+  }
+  return p;
+}
+
+class GpuExecutor : public BatchExecutor {
+ public:
+  GpuExecutor(const Source& source, const Plan& plan, const LoaderOptions& options)
+      : source_(source), plan_(plan), options_(options),
+        sampler_(source.size(), options.shuffle, options.seed),
+        finish_(FinishParams(plan, options)), processor_(plan, finish_, options.dct_scaling),
+        skips_(source), stats_start_ns_(NowNs()) {}
+  ~GpuExecutor() override;
+
+  Status Init();
+  int64_t num_batches() const override { return num_batches_; }
+  void StartEpoch(int64_t epoch) override;
+  Result<std::optional<Batch>> Next() override;
+  LoaderStats Stats() const override;
+  void ResetStats() override;
+
+ private:
+  struct Sample {
+    int64_t index = 0;
+    FileBytes bytes;
+    ImageInfo info;
+    SampleGeometry geo;
+    Status status;
+    Route route = Route::kCpu;
+    Rect roi;                    // hardware / hybrid: the region decoded (full resolution)
+    uint8_t* region = nullptr;   // device pixels the kernel reads
+    size_t region_bytes = 0;
+    bool own_region = false;     // a separate allocation (CPU route), not in the arena
+    std::shared_ptr<uint8_t> staging;  // pinned upload buffer (CPU route)
+    int64_t taps_off = 0;        // words into the tap table
+    int64_t out_off = 0;         // variable-size outputs: byte offset in the output buffer
+    GpuResizeSample desc;
+  };
+  struct InFlight {
+    int64_t epoch = 0, index = 0;
+    std::vector<Sample> samples;
+    cudaStream_t stream = nullptr;
+    std::atomic<int> pending{0};
+    std::atomic<bool> cancelled{false};
+    Status status;               // the batch as a whole (memory, CUDA)
+    uint8_t* arena = nullptr;
+    size_t arena_bytes = 0;
+    uint8_t* table_dev = nullptr;
+    size_t table_bytes = 0, desc_bytes = 0;
+    std::shared_ptr<uint8_t> table_host;  // pinned: descriptors, then taps
+    std::shared_ptr<DevicePool::SharedBuffer> output;
+    cudaEvent_t alloc_ready = nullptr, hw_done = nullptr;
+    cudaEvent_t ready = nullptr;  // after the kernel; handed to the batch's BatchSync
+    bool used_hw = false;
+    bool done = false;           // guarded by mu_
+    ~InFlight() {
+      if (alloc_ready != nullptr) cudaEventDestroy(alloc_ready);
+      if (hw_done != nullptr) cudaEventDestroy(hw_done);
+      if (ready != nullptr) cudaEventDestroy(ready);
+    }
+  };
+  using BatchPtr = std::shared_ptr<InFlight>;
+
+  void TopUp();
+  void Schedule(int64_t batch);
+  void ReadAndPrepare(const BatchPtr& b, int i, int worker);
+  void PlanBatch(const BatchPtr& b);
+  Status AssignRoutesAndAllocate(const BatchPtr& b);
+  void DecodeHardware(const BatchPtr& b, std::vector<int> members);
+  void DecodeCpuSide(const BatchPtr& b, int i, int worker);
+  Status DecodeCpu(InFlight& b, Sample& s, WorkerScratch* w);
+  Status PackSample(InFlight& b, Sample& s, ResizeScratch* scratch);
+  void Done(const BatchPtr& b, int count);
+  void Launch(const BatchPtr& b);
+  Status Enqueue(InFlight& b, const std::vector<int>& kept);
+  void Release(InFlight& b);
+  void MarkDone(const BatchPtr& b);
+  void CancelAll();
+  const std::string& PathOf(const Sample& s) const {
+    return source_.samples()[static_cast<size_t>(s.index)].path;
+  }
+
+  const Source& source_;
+  const Plan& plan_;
+  LoaderOptions options_;
+  Sampler sampler_;
+  NormalizeParams finish_;
+  SampleProcessor processor_;
+  SkipLog skips_;
+  std::unique_ptr<RouteScheduler> scheduler_;
+  int64_t num_batches_ = 0;
+  int64_t sample_bytes_ = 0;
+  std::atomic<int64_t> batch_estimate_{0};  // device bytes one batch takes (largest seen)
+
+  std::shared_ptr<DevicePool> pool_;
+  std::shared_ptr<HostPool> pinned_;
+  std::shared_ptr<HostPool> host_;
+  std::unique_ptr<NvjpegContext> nvjpeg_;
+  std::unique_ptr<NvjpegHardwareDecoder> hw_;
+  std::unique_ptr<NvjpegHybridDecoder> hybrid_;
+  std::vector<std::unique_ptr<CudaStream>> streams_;
+  CudaStream hw_stream_;
+  uint8_t* lut_dev_ = nullptr;
+  size_t lut_bytes_ = 0;
+  GpuFinish gpu_finish_;
+
+  int64_t epoch_ = -1;
+  int64_t next_schedule_ = 0;
+  std::deque<BatchPtr> in_flight_;
+  mutable std::mutex mu_;
+  std::condition_variable done_cv_;
+  StageCounters counters_;
+  std::atomic<int64_t> samples_{0}, batches_{0};
+  std::atomic<int64_t> route_samples_[kNumRoutes] = {};
+  std::atomic<int64_t> stats_start_ns_;
+
+  std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
+  std::vector<std::unique_ptr<WorkerScratch>> scratch_;
+  ResizeScratch hw_scratch_;  // the engine thread's
+  // Declared last: destroyed first, so no task outlives the members it uses.
+  std::unique_ptr<ThreadPool> hw_pool_;
+  std::unique_ptr<ThreadPool> io_pool_;
+  std::unique_ptr<ThreadPool> compute_pool_;
+};
+
+Status GpuExecutor::Init() {
+  const int dev = options_.device.index;
+  SLUICE_RETURN_IF_ERROR(CheckCudaDevice(dev));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(dev));
+  const int64_t n = source_.size(), bs = options_.batch_size;
+  num_batches_ = options_.last_batch == LastBatch::kDrop ? n / bs : (n + bs - 1) / bs;
+  if (plan_.fixed_size())
+    sample_bytes_ = static_cast<int64_t>(plan_.out_height()) * plan_.out_width() * 3 *
+                    static_cast<int64_t>(DTypeSize(options_.dtype));
+  const int threads = options_.num_threads > 0 ? options_.num_threads : ThreadPool::AvailableCpus();
+  const int io = options_.io_threads > 0 ? options_.io_threads : 4;
+  options_.num_threads = threads;
+  options_.io_threads = io;
+
+  SLUICE_ASSIGN_OR_RETURN(pool_, DevicePool::Create(dev, options_.gpu_memory_budget));
+  pinned_ = HostPool::Create(PinnedAllocator());
+  host_ = HostPool::Create();
+
+  const DecodeRoute route = options_.decode_route;
+  if (route != DecodeRoute::kCpu) {
+    Result<std::unique_ptr<NvjpegContext>> ctx = NvjpegContext::Create(pool_.get());
+    if (ctx.ok()) {
+      nvjpeg_ = std::move(ctx).value();
+      if (route != DecodeRoute::kHybrid) {
+        Result<std::unique_ptr<NvjpegHardwareDecoder>> hw = NvjpegHardwareDecoder::Create(nvjpeg_.get());
+        if (hw.ok()) {
+          hw_ = std::move(hw).value();
+        } else if (route == DecodeRoute::kHardware) {
+          return hw.status().WithPrefix("decode_route='hardware'");
+        }
+      }
+      SLUICE_ASSIGN_OR_RETURN(hybrid_, NvjpegHybridDecoder::Create(nvjpeg_.get(), threads));
+    } else if (route != DecodeRoute::kAuto) {
+      return ctx.status().WithPrefix(std::string("decode_route='") + DecodeRouteName(route) + "'");
+    }
+  }
+  scheduler_ = std::make_unique<RouteScheduler>(threads, hw_ != nullptr, hybrid_ != nullptr);
+
+  for (int i = 0; i < options_.prefetch + 1; ++i) {
+    streams_.push_back(std::make_unique<CudaStream>());
+    SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
+  }
+  SLUICE_RETURN_IF_ERROR(hw_stream_.Create());
+
+  // The finish step's lookup tables, once.
+  const NormalizeLut lut = NormalizeLut::Build(finish_);
+  lut_bytes_ = sizeof(lut.f32) + sizeof(lut.f16);
+  SLUICE_ASSIGN_OR_RETURN(void* lut_dev, pool_->Allocate(lut_bytes_, streams_[0]->get()));
+  lut_dev_ = static_cast<uint8_t*>(lut_dev);
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(lut_dev_, lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice,
+                                              streams_[0]->get()));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(lut_dev_ + sizeof(lut.f32), lut.f16, sizeof(lut.f16),
+                                              cudaMemcpyHostToDevice, streams_[0]->get()));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(streams_[0]->get()));
+  gpu_finish_ = GpuFinish{options_.dtype, options_.layout, reinterpret_cast<const float*>(lut_dev_),
+                          reinterpret_cast<const uint16_t*>(lut_dev_ + sizeof(lut.f32))};
+  batch_estimate_.store(2 * (sample_bytes_ > 0 ? sample_bytes_ : 1 << 20) * bs);
+
+  for (int i = 0; i < io; ++i) io_decoders_.push_back(std::make_unique<ImageDecoder>());
+  for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
+  hw_pool_ = std::make_unique<ThreadPool>(1, "sluice-nvjpeg");
+  io_pool_ = std::make_unique<ThreadPool>(io, "sluice-io");
+  compute_pool_ = std::make_unique<ThreadPool>(threads, "sluice-cpu");
+  return Status::OK();
+}
+
+GpuExecutor::~GpuExecutor() {
+  CancelAll();
+  compute_pool_.reset();
+  io_pool_.reset();
+  hw_pool_.reset();
+  if (pool_ != nullptr) {
+    cudaSetDevice(options_.device.index);
+    for (auto& s : streams_) cudaStreamSynchronize(s->get());
+    cudaStreamSynchronize(hw_stream_.get());
+    if (lut_dev_ != nullptr) pool_->Free(lut_dev_, lut_bytes_, nullptr);
+  }
+  hybrid_.reset();
+  hw_.reset();
+  nvjpeg_.reset();
+}
+
+void GpuExecutor::CancelAll() {
+  for (auto& b : in_flight_) b->cancelled.store(true, std::memory_order_relaxed);
+  std::unique_lock<std::mutex> lock(mu_);
+  for (auto& b : in_flight_) done_cv_.wait(lock, [&] { return b->done; });
+  lock.unlock();
+  in_flight_.clear();
+}
+
+void GpuExecutor::StartEpoch(int64_t epoch) {
+  CancelAll();
+  epoch_ = epoch;
+  next_schedule_ = 0;
+  TopUp();
+}
+
+void GpuExecutor::TopUp() {
+  while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < num_batches_) {
+    // Admit a batch only while the budget has room for it (unless nothing is in flight).
+    if (!in_flight_.empty() &&
+        pool_->usage().in_use_bytes + batch_estimate_.load() > pool_->budget())
+      break;
+    Schedule(next_schedule_++);
+  }
+}
+
+void GpuExecutor::Schedule(int64_t batch) {
+  auto b = std::make_shared<InFlight>();
+  b->epoch = epoch_;
+  b->index = batch;
+  b->stream = streams_[static_cast<size_t>(batch) % streams_.size()]->get();
+  const int64_t begin = batch * options_.batch_size;
+  const int64_t end = std::min<int64_t>(begin + options_.batch_size, source_.size());
+  const int n = static_cast<int>(end - begin);
+  b->samples.resize(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) b->samples[static_cast<size_t>(i)].index = sampler_.IndexAt(epoch_, begin + i);
+  b->pending.store(n);
+  in_flight_.push_back(b);
+  for (int i = 0; i < n; ++i) io_pool_->Submit([this, b, i](int worker) { ReadAndPrepare(b, i, worker); });
+}
+
+void GpuExecutor::ReadAndPrepare(const BatchPtr& b, int i, int worker) {
+  Sample& s = b->samples[static_cast<size_t>(i)];
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    Result<FileBytes> bytes = [&] {
+      ScopedTimer timer(&counters_.read_ns);
+      return ReadFile(PathOf(s), *host_);
+    }();
+    if (!bytes.ok()) {
+      s.status = bytes.status();
+    } else {
+      counters_.bytes_read.fetch_add(static_cast<int64_t>(bytes->size), std::memory_order_relaxed);
+      s.bytes = std::move(bytes).value();
+      ScopedTimer timer(&counters_.decode_ns);
+      const Status st = processor_.Prepare(
+          s.bytes.data, s.bytes.size,
+          SampleKey{options_.seed, static_cast<uint64_t>(b->epoch), static_cast<uint64_t>(s.index)},
+          io_decoders_[static_cast<size_t>(worker)].get(), &s.info, &s.geo);
+      if (!st.ok()) s.status = st.WithPrefix(PathOf(s));
+    }
+  }
+  if (b->pending.fetch_sub(1) == 1) PlanBatch(b);
+}
+
+Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
+  InFlight& b = *bp;
+  cudaSetDevice(options_.device.index);
+  // Routes.
+  std::vector<int> ok, hw_eligible;
+  for (int i = 0; i < static_cast<int>(b.samples.size()); ++i) {
+    Sample& s = b.samples[static_cast<size_t>(i)];
+    if (!s.status.ok()) continue;
+    ok.push_back(i);
+    const bool simple = s.geo.num_segments == 1 && s.info.orientation == 1;
+    const bool hw = hw_ != nullptr && simple && HardwareDecodable(s.info);
+    const bool hy = hybrid_ != nullptr && simple && HybridDecodable(s.info);
+    s.route = hy ? Route::kHybrid : Route::kCpu;
+    if (hw) hw_eligible.push_back(i);
+    if (options_.decode_route == DecodeRoute::kHardware && hw) s.route = Route::kHardware;
+    if (options_.decode_route == DecodeRoute::kCpu) s.route = Route::kCpu;
+  }
+  if (options_.decode_route == DecodeRoute::kAuto) {
+    const RouteScheduler::Split split =
+        scheduler_->Plan(static_cast<int>(ok.size()), static_cast<int>(hw_eligible.size()));
+    for (int k = 0; k < split.hardware; ++k) b.samples[static_cast<size_t>(hw_eligible[static_cast<size_t>(k)])].route = Route::kHardware;
+    const Route other = split.cpu_side == Route::kHybrid ? Route::kCpu : Route::kHybrid;
+    int explore = split.explore;
+    for (int i : ok) {
+      Sample& s = b.samples[static_cast<size_t>(i)];
+      if (s.route != Route::kHybrid) continue;  // hybrid-decodable, not on the engines
+      s.route = explore-- > 0 ? other : split.cpu_side;
+    }
+  }
+  // Sizes: the arena of regions the nvJPEG routes decode into, the tap table, the output.
+  int64_t taps_words = 0, out_bytes = 0;
+  for (int i : ok) {
+    Sample& s = b.samples[static_cast<size_t>(i)];
+    if (s.route != Route::kCpu) {
+      s.roi = ReadRegion(s.geo.segments[0]);
+      ShiftRegion(&s.geo.segments[0], s.roi.x, s.roi.y);
+      s.region_bytes = static_cast<size_t>(s.roi.w) * s.roi.h * 3;
+      s.region = reinterpret_cast<uint8_t*>(b.arena_bytes);  // offset until the arena exists
+      b.arena_bytes += AlignUp(s.region_bytes);
+    }
+    const ResizeParams& last = s.geo.segments[static_cast<size_t>(s.geo.num_segments - 1)];
+    s.taps_off = taps_words;
+    taps_words += ResizeTapWords(last);
+    if (!plan_.fixed_size()) {
+      s.out_off = out_bytes;
+      out_bytes += static_cast<int64_t>(AlignUp(static_cast<size_t>(last.x.out_len) * last.y.out_len * 3 *
+                                                DTypeSize(options_.dtype)));
+    }
+  }
+  if (plan_.fixed_size()) out_bytes = sample_bytes_ * static_cast<int64_t>(b.samples.size());
+  b.desc_bytes = AlignUp(sizeof(GpuResizeSample) * b.samples.size());
+  b.table_bytes = b.desc_bytes + static_cast<size_t>(taps_words) * sizeof(int32_t);
+  int64_t estimate = static_cast<int64_t>(b.arena_bytes + b.table_bytes) + out_bytes;
+  for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {
+  }
+
+  b.table_host = pinned_->Allocate(b.table_bytes);
+  if (!b.table_host) return ResourceExhausted("cannot allocate ", b.table_bytes, " bytes of pinned memory");
+  SLUICE_ASSIGN_OR_RETURN(void* table, pool_->Allocate(b.table_bytes, b.stream));
+  b.table_dev = static_cast<uint8_t*>(table);
+  if (b.arena_bytes > 0) {
+    SLUICE_ASSIGN_OR_RETURN(void* arena, pool_->Allocate(b.arena_bytes, b.stream));
+    b.arena = static_cast<uint8_t*>(arena);
+  }
+  SLUICE_ASSIGN_OR_RETURN(b.output, pool_->AllocateShared(static_cast<size_t>(std::max<int64_t>(out_bytes, 1)), b.stream));
+  for (int i : ok) {
+    Sample& s = b.samples[static_cast<size_t>(i)];
+    if (s.route != Route::kCpu) s.region = b.arena + reinterpret_cast<uintptr_t>(s.region);
+  }
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&b.alloc_ready, cudaEventDisableTiming));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&b.hw_done, cudaEventDisableTiming));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventRecord(b.alloc_ready, b.stream));
+  return Status::OK();
+}
+
+void GpuExecutor::PlanBatch(const BatchPtr& b) {
+  if (b->cancelled.load(std::memory_order_relaxed)) return MarkDone(b);
+  b->status = AssignRoutesAndAllocate(b);
+  if (!b->status.ok()) return Launch(b);  // releases what was allocated
+  std::vector<int> hw, cpu_side;
+  for (int i = 0; i < static_cast<int>(b->samples.size()); ++i) {
+    const Sample& s = b->samples[static_cast<size_t>(i)];
+    if (!s.status.ok()) continue;
+    (s.route == Route::kHardware ? hw : cpu_side).push_back(i);
+  }
+  b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
+  if (!hw.empty()) hw_pool_->Submit([this, b, hw = std::move(hw)](int) mutable { DecodeHardware(b, std::move(hw)); });
+  for (int i : cpu_side) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
+  Done(b, 1);
+}
+
+void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members) {
+  cudaSetDevice(options_.device.index);
+  const int64_t t0 = NowNs();
+  std::vector<int> fallback;
+  int decoded = 0;
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    ScopedTimer timer(&counters_.decode_ns);
+    cudaStreamWaitEvent(hw_stream_.get(), b->alloc_ready, 0);
+    const size_t width = static_cast<size_t>(hw_->batch_width());
+    std::vector<NvjpegJob> jobs;
+    for (size_t start = 0; start < members.size(); start += width) {
+      const size_t end = std::min(members.size(), start + width);
+      jobs.clear();
+      for (size_t k = start; k < end; ++k) {
+        Sample& s = b->samples[static_cast<size_t>(members[k])];
+        jobs.push_back(NvjpegJob{s.bytes.data, s.bytes.size, s.roi, s.region, static_cast<size_t>(s.roi.w) * 3});
+      }
+      if (hw_->Decode(jobs, hw_stream_.get()).ok()) {
+        for (size_t k = start; k < end; ++k) {
+          Sample& s = b->samples[static_cast<size_t>(members[k])];
+          const Status st = PackSample(*b, s, &hw_scratch_);
+          if (!st.ok()) s.status = st.WithPrefix(PathOf(s));
+          ++decoded;
+        }
+      } else {  // the engines rejected a file of this chunk: decode the chunk another way
+        for (size_t k = start; k < end; ++k) fallback.push_back(members[k]);
+      }
+    }
+    const cudaError_t e = cudaEventRecord(b->hw_done, hw_stream_.get());
+    if (e != cudaSuccess) b->status = CudaStatus(e, "cudaEventRecord");
+    b->used_hw = true;
+    route_samples_[static_cast<int>(Route::kHardware)].fetch_add(decoded, std::memory_order_relaxed);
+  }
+  for (int i : fallback) {
+    Sample& s = b->samples[static_cast<size_t>(i)];
+    s.route = Route::kCpu;
+    ShiftRegion(&s.geo.segments[0], -s.roi.x, -s.roi.y);  // back to full-image coordinates
+  }
+  b->pending.fetch_add(static_cast<int>(fallback.size()));
+  for (int i : fallback) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
+  if (decoded > 0 && options_.decode_route == DecodeRoute::kAuto) {
+    // The engines' rate: this thread waits for its own stream only (never the consumer).
+    cudaEventSynchronize(b->hw_done);
+    scheduler_->RecordHardware(decoded, static_cast<double>(NowNs() - t0) * 1e-9);
+  }
+  Done(b, 1);
+}
+
+void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
+  Sample& s = b->samples[static_cast<size_t>(i)];
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    cudaSetDevice(options_.device.index);
+    WorkerScratch* w = scratch_[static_cast<size_t>(worker)].get();
+    const int64_t t0 = NowNs();
+    Status st;
+    if (s.route == Route::kHybrid) {
+      ScopedTimer timer(&counters_.decode_ns);
+      st = hybrid_->Decode(worker, NvjpegJob{s.bytes.data, s.bytes.size, s.roi, s.region,
+                                             static_cast<size_t>(s.roi.w) * 3},
+                           b->stream);
+      if (!st.ok()) {  // unsupported or damaged: libjpeg-turbo decides, and names the reason
+        s.route = Route::kCpu;
+        ShiftRegion(&s.geo.segments[0], -s.roi.x, -s.roi.y);
+      }
+    }
+    if (s.route == Route::kCpu) st = DecodeCpu(*b, s, w);
+    if (st.ok()) st = PackSample(*b, s, &w->resize);
+    if (!st.ok()) s.status = st.WithPrefix(PathOf(s));
+    route_samples_[static_cast<int>(s.route)].fetch_add(1, std::memory_order_relaxed);
+    scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(NowNs() - t0) * 1e-9);
+  }
+  Done(b, 1);
+}
+
+Status GpuExecutor::DecodeCpu(InFlight& b, Sample& s, WorkerScratch* w) {
+  {
+    Result<ImageInfo> header = w->decoder.ReadHeader(s.bytes.data, s.bytes.size);  // this decoder's turn
+    if (!header.ok()) return header.status();
+  }
+  SLUICE_ASSIGN_OR_RETURN(const ImageView view,
+                          processor_.DecodeRegion(s.info, &s.geo, s.geo.num_segments - 1, w, &counters_));
+  ScopedTimer timer(&counters_.collate_ns);
+  const size_t row = static_cast<size_t>(view.width) * 3;
+  s.region_bytes = row * static_cast<size_t>(view.height);
+  s.staging = pinned_->Allocate(s.region_bytes);
+  if (!s.staging) return ResourceExhausted("cannot allocate ", s.region_bytes, " bytes of pinned memory");
+  for (int y = 0; y < view.height; ++y) std::memcpy(s.staging.get() + row * static_cast<size_t>(y), view.row(y), row);
+  SLUICE_ASSIGN_OR_RETURN(void* region, pool_->Allocate(s.region_bytes, b.stream));
+  s.region = static_cast<uint8_t*>(region);
+  s.own_region = true;
+  s.roi = Rect{0, 0, view.width, view.height};
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s.region, s.staging.get(), s.region_bytes,
+                                              cudaMemcpyHostToDevice, b.stream));
+  return Status::OK();
+}
+
+Status GpuExecutor::PackSample(InFlight& b, Sample& s, ResizeScratch* scratch) {
+  const ResizeParams& p = s.geo.segments[static_cast<size_t>(s.geo.num_segments - 1)];
+  GpuResizeSample& d = s.desc;
+  d.in = s.region;
+  d.in_pitch = static_cast<int64_t>(s.roi.w) * 3;
+  d.in_h = s.roi.h;
+  d.in_w = s.roi.w;
+  d.out_h = p.y.out_len;
+  d.out_w = p.x.out_len;
+  std::memcpy(d.fill, p.fill, sizeof(d.fill));
+  int32_t* taps = reinterpret_cast<int32_t*>(b.table_host.get() + b.desc_bytes) + s.taps_off;
+  return PackResizeTaps(p, s.taps_off, taps, scratch, &d);
+}
+
+void GpuExecutor::Done(const BatchPtr& b, int count) {
+  if (b->pending.fetch_sub(count) == count) Launch(b);
+}
+
+void GpuExecutor::Launch(const BatchPtr& b) {
+  cudaSetDevice(options_.device.index);
+  ScopedTimer timer(&counters_.collate_ns);
+  std::vector<int> kept;
+  for (int i = 0; i < static_cast<int>(b->samples.size()); ++i)
+    if (b->samples[static_cast<size_t>(i)].status.ok()) kept.push_back(i);
+  if (b->status.ok() && !b->cancelled.load(std::memory_order_relaxed) && !kept.empty())
+    b->status = Enqueue(*b, kept);
+  Release(*b);
+  MarkDone(b);
+}
+
+Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
+  auto* descs = reinterpret_cast<GpuResizeSample*>(b.table_host.get());
+  uint8_t* out = static_cast<uint8_t*>(b.output->data);
+  int max_tiles = 0;
+  for (size_t j = 0; j < kept.size(); ++j) {
+    const Sample& s = b.samples[static_cast<size_t>(kept[j])];
+    descs[j] = s.desc;
+    descs[j].out = out + (plan_.fixed_size() ? sample_bytes_ * static_cast<int64_t>(j) : s.out_off);
+    max_tiles = std::max(max_tiles, ResizeTiles(descs[j]));
+  }
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(b.table_dev, b.table_host.get(), b.table_bytes,
+                                              cudaMemcpyHostToDevice, b.stream));
+  if (b.used_hw) SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(b.stream, b.hw_done, 0));
+  SLUICE_CUDA_RETURN_IF_ERROR(LaunchResizeFinish(
+      reinterpret_cast<const GpuResizeSample*>(b.table_dev), static_cast<int>(kept.size()), max_tiles,
+      reinterpret_cast<const int32_t*>(b.table_dev + b.desc_bytes), gpu_finish_, b.stream));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&b.ready, cudaEventDisableTiming));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventRecord(b.ready, b.stream));
+  return Status::OK();
+}
+
+void GpuExecutor::Release(InFlight& b) {
+  // Everything the kernel reads goes back stream-ordered after it; host buffers once the stream
+  // has passed this point (a host callback, which makes no CUDA calls).
+  if (b.used_hw && b.hw_done != nullptr) cudaStreamWaitEvent(b.stream, b.hw_done, 0);
+  if (b.table_dev != nullptr) pool_->Free(b.table_dev, b.table_bytes, b.stream);
+  if (b.arena != nullptr) pool_->Free(b.arena, b.arena_bytes, b.stream);
+  b.table_dev = b.arena = nullptr;
+  auto* keep = new std::vector<std::shared_ptr<uint8_t>>();
+  if (b.table_host) keep->push_back(std::move(b.table_host));
+  for (Sample& s : b.samples) {
+    if (s.own_region) pool_->Free(s.region, s.region_bytes, b.stream);
+    s.own_region = false;
+    if (s.staging) keep->push_back(std::move(s.staging));
+    if (s.bytes.owner) keep->push_back(std::move(s.bytes.owner));
+  }
+  const cudaError_t e = cudaLaunchHostFunc(
+      b.stream, [](void* p) { delete static_cast<std::vector<std::shared_ptr<uint8_t>>*>(p); }, keep);
+  if (e != cudaSuccess) {
+    cudaStreamSynchronize(b.stream);
+    delete keep;
+  }
+}
+
+void GpuExecutor::MarkDone(const BatchPtr& b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  b->done = true;
+  done_cv_.notify_all();
+}
+
+Result<std::optional<Batch>> GpuExecutor::Next() {
+  if (epoch_ < 0) return FailedPrecondition("Next() called before StartEpoch()");
+  cudaSetDevice(options_.device.index);
+  for (;;) {
+    if (in_flight_.empty()) return std::optional<Batch>();
+    BatchPtr b = in_flight_.front();
+    {
+      const int64_t t0 = NowNs();
+      std::unique_lock<std::mutex> lock(mu_);
+      done_cv_.wait(lock, [&] { return b->done; });
+      counters_.wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
+    }
+    in_flight_.pop_front();
+    TopUp();
+    if (!b->status.ok()) return b->status;
+
+    std::vector<int64_t> indices;
+    std::vector<int> kept;
+    for (int i = 0; i < static_cast<int>(b->samples.size()); ++i) {
+      const Sample& s = b->samples[static_cast<size_t>(i)];
+      if (!s.status.ok()) {
+        if (options_.on_error == OnError::kRaise) return s.status;
+        continue;
+      }
+      kept.push_back(i);
+      indices.push_back(s.index);
+    }
+    for (const Sample& s : b->samples)
+      if (!s.status.ok()) skips_.Record(s.index, b->epoch, s.status);
+    if (kept.empty()) continue;
+
+    auto sync = std::make_shared<BatchSync>(b->output, b->ready);
+    b->ready = nullptr;  // the BatchSync owns it now
+    std::shared_ptr<void> owner(b->output, b->output->data);
+    const Device device = options_.device;
+    const int64_t n = static_cast<int64_t>(kept.size());
+    Batch out;
+    out.epoch = b->epoch;
+    out.index = b->index;
+    if (plan_.fixed_size()) {
+      const int64_t H = plan_.out_height(), W = plan_.out_width();
+      std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{n, 3, H, W}
+                                                                      : std::vector<int64_t>{n, H, W, 3};
+      out.images = Tensor(owner, b->output->data, std::move(shape), options_.dtype, device, sync);
+    } else {
+      std::vector<Tensor> list;
+      for (int i : kept) {
+        const Sample& s = b->samples[static_cast<size_t>(i)];
+        const int64_t h = s.desc.out_h, w = s.desc.out_w;
+        std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{3, h, w}
+                                                                        : std::vector<int64_t>{h, w, 3};
+        list.emplace_back(owner, static_cast<uint8_t*>(b->output->data) + s.out_off, std::move(shape),
+                          options_.dtype, device, sync);
+      }
+      out.image_list = TensorList(std::move(list));
+    }
+    out.labels = Tensor::Empty({n}, DType::kInt64);
+    int64_t* labels = out.labels.data_as<int64_t>();
+    for (int64_t k = 0; k < n; ++k)
+      labels[k] = source_.samples()[static_cast<size_t>(indices[static_cast<size_t>(k)])].label;
+    out.indices = std::move(indices);
+    samples_.fetch_add(n, std::memory_order_relaxed);
+    batches_.fetch_add(1, std::memory_order_relaxed);
+    return std::optional<Batch>(std::move(out));
+  }
+}
+
+LoaderStats GpuExecutor::Stats() const {
+  LoaderStats s;
+  auto sec = [](const std::atomic<int64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; };
+  s.samples = samples_.load();
+  s.batches = batches_.load();
+  s.bytes_read = counters_.bytes_read.load();
+  s.read_s = sec(counters_.read_ns);
+  s.decode_s = sec(counters_.decode_ns);
+  s.transform_s = sec(counters_.transform_ns);
+  s.collate_s = sec(counters_.collate_ns);
+  s.wait_s = sec(counters_.wait_ns);
+  s.wall_s = static_cast<double>(NowNs() - stats_start_ns_.load()) * 1e-9;
+  s.num_threads = options_.num_threads;
+  s.io_threads = options_.io_threads;
+  const HostPool::Usage host = host_->usage();
+  s.host_memory_in_use = host.in_use_bytes;
+  s.host_memory_peak = host.peak_bytes;
+  const DevicePool::Usage dev = pool_->usage();
+  s.gpu_memory_in_use = dev.in_use_bytes;
+  s.gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
+  s.pinned_memory_peak = pinned_->usage().peak_bytes + (nvjpeg_ ? nvjpeg_->pinned_peak() : 0);
+  for (int r = 0; r < kNumRoutes; ++r) s.route_samples[r] = route_samples_[r].load();
+  skips_.Fill(&s);
+  return s;
+}
+
+void GpuExecutor::ResetStats() {
+  counters_.Reset();
+  samples_.store(0);
+  batches_.store(0);
+  for (auto& r : route_samples_) r.store(0);
+  stats_start_ns_.store(NowNs());
+  skips_.Reset();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BatchExecutor>> CreateGpuExecutor(const Source& source, const Plan& plan,
+                                                         const LoaderOptions& options) {
+  auto e = std::make_unique<GpuExecutor>(source, plan, options);
+  SLUICE_RETURN_IF_ERROR(e->Init());
+  return std::unique_ptr<BatchExecutor>(std::move(e));
+}
+
+void SetSkipConsumerWaitForTesting(bool skip) { g_skip_consumer_wait.store(skip); }
+
+}  // namespace sluice
