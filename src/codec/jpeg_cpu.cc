@@ -90,8 +90,33 @@ void CmykRowToRgb(const uint8_t* in, uint8_t* out, int width, bool inverted) {
   }
 }
 
-// True if an end-of-image marker (FF D9) appears within the last 64 KiB.
-bool HasEndMarker(const uint8_t* data, size_t size) {
+}  // namespace
+
+bool JpegScanLooksIntact(const uint8_t* d, size_t n) {
+  size_t i = 2;  // after SOI: walk the marker segments to the first scan
+  for (;;) {
+    if (i + 4 > n || d[i] != 0xFF) return false;
+    const uint8_t m = d[i + 1];
+    if (m == 0xFF) {
+      ++i;
+      continue;
+    }
+    i += 2 + (static_cast<size_t>(d[i + 2]) << 8 | d[i + 3]);
+    if (m == 0xDA) break;
+  }
+  while (i + 1 < n) {
+    const void* ff = std::memchr(d + i, 0xFF, n - 1 - i);
+    if (ff == nullptr) return false;
+    i = static_cast<size_t>(static_cast<const uint8_t*>(ff) - d);
+    const uint8_t m = d[i + 1];
+    if (m == 0xD9) return true;
+    if (m != 0x00 && m != 0xFF && (m < 0xD0 || m > 0xD7)) return false;
+    i += m == 0xFF ? 1 : 2;
+  }
+  return false;
+}
+
+bool JpegHasEndMarker(const uint8_t* data, size_t size) {
   constexpr size_t kTail = 64 * 1024;
   const size_t start = size > kTail ? size - kTail : 0;
   for (size_t i = size; i >= start + 2; --i) {
@@ -99,6 +124,8 @@ bool HasEndMarker(const uint8_t* data, size_t size) {
   }
   return false;
 }
+
+namespace {
 
 }  // namespace
 
@@ -233,7 +260,7 @@ Result<Rect> JpegDecoder::Decode(const DecodeRequest& req, std::vector<uint8_t>*
     return CorruptData("corrupt JPEG data: ", s.err.message);
   }
   if (done < roi.h) return CorruptData("corrupt JPEG data: decoder stopped early");
-  if (!reached_end && !HasEndMarker(s.data, s.size))
+  if (!reached_end && !JpegHasEndMarker(s.data, s.size))
     return CorruptData("truncated JPEG: no end-of-image marker");
   return Rect{static_cast<int>(xoff), roi.y, static_cast<int>(cw), roi.h};
 }

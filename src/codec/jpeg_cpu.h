@@ -47,6 +47,16 @@ class JpegDecoder {
 // Encodes RGB (channels 3) or grayscale (channels 1) pixels as a baseline or progressive JPEG.
 // subsampling: "444", "422" or "420" (ignored for grayscale). `exif_orientation` 2..8 adds an
 // EXIF APP1 block with that tag (1 adds none). Used by the dataset generator and the tests.
+// True if an end-of-image marker (FF D9) appears within the last 64 KiB: a file without one is
+// truncated (the CPU decoder reports it; the GPU path sends such files to the CPU decoder).
+bool JpegHasEndMarker(const uint8_t* data, size_t size);
+
+// For a single-scan (baseline) JPEG: true if its entropy-coded data holds only the byte
+// sequences a scan may (FF 00 stuffing, restart markers, fill bytes) and ends at an end-of-image
+// marker. Damaged scan data usually breaks this; the GPU path sends such files to the CPU
+// decoder, which names the damage (nvJPEG would decode it to garbage without a word).
+bool JpegScanLooksIntact(const uint8_t* data, size_t size);
+
 Result<std::vector<uint8_t>> EncodeJpeg(const ImageView& image, int quality,
                                         const char* subsampling, bool progressive,
                                         int exif_orientation = 1);

@@ -529,5 +529,28 @@ TEST(JpegCpuTest, CmykConvertsAsPil) {
   }
 }
 
+TEST(JpegCpuTest, BitstreamChecksCatchTruncationAndDamagedScans) {
+  const std::vector<uint8_t> px = MakePicture(96, 64, 3);
+  const std::vector<uint8_t> good = Encode(px, 96, 64, 3, "420", false);
+  EXPECT_TRUE(JpegHasEndMarker(good.data(), good.size()));
+  EXPECT_TRUE(JpegScanLooksIntact(good.data(), good.size()));
+  // Truncated: no end marker, and the scan runs off the end.
+  const std::vector<uint8_t> cut(good.begin(), good.begin() + static_cast<ptrdiff_t>(good.size() / 2));
+  EXPECT_FALSE(JpegHasEndMarker(cut.data(), cut.size()));
+  EXPECT_FALSE(JpegScanLooksIntact(cut.data(), cut.size()));
+  // A marker no scan may hold (FF 3F) in the middle of the entropy-coded data.
+  std::vector<uint8_t> bad = good;
+  bad[bad.size() / 2] = 0xFF;
+  bad[bad.size() / 2 + 1] = 0x3F;
+  EXPECT_TRUE(JpegHasEndMarker(bad.data(), bad.size()));
+  EXPECT_FALSE(JpegScanLooksIntact(bad.data(), bad.size()));
+  // Stuffed bytes and restart markers are fine; the decoder agrees the file is valid.
+  std::vector<uint8_t> ok = good;
+  ok[ok.size() / 2] = 0xFF;
+  ok[ok.size() / 2 + 1] = 0x00;
+  EXPECT_TRUE(JpegScanLooksIntact(ok.data(), ok.size()));
+  EXPECT_FALSE(JpegScanLooksIntact(good.data(), 3));
+}
+
 }  // namespace
 }  // namespace sluice

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "codec/jpeg_cpu.h"
 #include "codec/nvjpeg_decoders.h"
 #include "core/clock.h"
 #include "core/file_util.h"
@@ -117,6 +118,9 @@ class GpuExecutor : public BatchExecutor {
     cudaEvent_t alloc_ready = nullptr, hw_done = nullptr;
     cudaEvent_t ready = nullptr;  // after the kernel; handed to the batch's BatchSync
     bool used_hw = false;
+    int64_t planned_ns = 0;                 // for the scheduler: when the routes were set,
+    std::atomic<int64_t> hw_finished_ns{0};  // when the engines' part was done (auto mode),
+    std::atomic<int64_t> cpu_finished_ns{0}; // when the last CPU-side sample was
     bool done = false;           // guarded by mu_
     ~InFlight() {
       if (alloc_ready != nullptr) cudaEventDestroy(alloc_ready);
@@ -131,7 +135,7 @@ class GpuExecutor : public BatchExecutor {
   void ReadAndPrepare(const BatchPtr& b, int i, int worker);
   void PlanBatch(const BatchPtr& b);
   Status AssignRoutesAndAllocate(const BatchPtr& b);
-  void DecodeHardware(const BatchPtr& b, std::vector<int> members);
+  void DecodeHardware(const BatchPtr& b, std::vector<int> members, int engine_thread);
   void DecodeCpuSide(const BatchPtr& b, int i, int worker);
   Status DecodeCpu(InFlight& b, Sample& s, WorkerScratch* w);
   Status PackSample(InFlight& b, Sample& s, ResizeScratch* scratch);
@@ -161,10 +165,13 @@ class GpuExecutor : public BatchExecutor {
   std::shared_ptr<HostPool> pinned_;
   std::shared_ptr<HostPool> host_;
   std::unique_ptr<NvjpegContext> nvjpeg_;
-  std::unique_ptr<NvjpegHardwareDecoder> hw_;
+  // Two engine threads, each with its decoder state and stream: one's host-side parsing
+  // overlaps the other's engine work.
+  static constexpr int kEngineThreads = 2;
+  std::vector<std::unique_ptr<NvjpegHardwareDecoder>> hw_;
+  std::vector<std::unique_ptr<CudaStream>> hw_streams_;
   std::unique_ptr<NvjpegHybridDecoder> hybrid_;
   std::vector<std::unique_ptr<CudaStream>> streams_;
-  CudaStream hw_stream_;
   uint8_t* lut_dev_ = nullptr;
   size_t lut_bytes_ = 0;
   GpuFinish gpu_finish_;
@@ -181,7 +188,8 @@ class GpuExecutor : public BatchExecutor {
 
   std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
-  ResizeScratch hw_scratch_;  // the engine thread's
+  ResizeScratch hw_scratch_[kEngineThreads];  // the engine threads'
+
   // Declared last: destroyed first, so no task outlives the members it uses.
   std::unique_ptr<ThreadPool> hw_pool_;
   std::unique_ptr<ThreadPool> io_pool_;
@@ -212,11 +220,16 @@ Status GpuExecutor::Init() {
     if (ctx.ok()) {
       nvjpeg_ = std::move(ctx).value();
       if (route != DecodeRoute::kHybrid) {
-        Result<std::unique_ptr<NvjpegHardwareDecoder>> hw = NvjpegHardwareDecoder::Create(nvjpeg_.get());
-        if (hw.ok()) {
-          hw_ = std::move(hw).value();
-        } else if (route == DecodeRoute::kHardware) {
-          return hw.status().WithPrefix("decode_route='hardware'");
+        for (int t = 0; t < kEngineThreads; ++t) {
+          Result<std::unique_ptr<NvjpegHardwareDecoder>> hw = NvjpegHardwareDecoder::Create(nvjpeg_.get());
+          if (!hw.ok()) {
+            hw_.clear();
+            if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");
+            break;
+          }
+          hw_.push_back(std::move(hw).value());
+          hw_streams_.push_back(std::make_unique<CudaStream>());
+          SLUICE_RETURN_IF_ERROR(hw_streams_.back()->Create());
         }
       }
       SLUICE_ASSIGN_OR_RETURN(hybrid_, NvjpegHybridDecoder::Create(nvjpeg_.get(), threads));
@@ -224,13 +237,12 @@ Status GpuExecutor::Init() {
       return ctx.status().WithPrefix(std::string("decode_route='") + DecodeRouteName(route) + "'");
     }
   }
-  scheduler_ = std::make_unique<RouteScheduler>(threads, hw_ != nullptr, hybrid_ != nullptr);
+  scheduler_ = std::make_unique<RouteScheduler>(threads, !hw_.empty(), hybrid_ != nullptr);
 
   for (int i = 0; i < options_.prefetch + 1; ++i) {
     streams_.push_back(std::make_unique<CudaStream>());
     SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
   }
-  SLUICE_RETURN_IF_ERROR(hw_stream_.Create());
 
   // The finish step's lookup tables, once.
   const NormalizeLut lut = NormalizeLut::Build(finish_);
@@ -248,7 +260,7 @@ Status GpuExecutor::Init() {
 
   for (int i = 0; i < io; ++i) io_decoders_.push_back(std::make_unique<ImageDecoder>());
   for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
-  hw_pool_ = std::make_unique<ThreadPool>(1, "sluice-nvjpeg");
+  hw_pool_ = std::make_unique<ThreadPool>(kEngineThreads, "sluice-nvjpeg");
   io_pool_ = std::make_unique<ThreadPool>(io, "sluice-io");
   compute_pool_ = std::make_unique<ThreadPool>(threads, "sluice-cpu");
   return Status::OK();
@@ -262,11 +274,11 @@ GpuExecutor::~GpuExecutor() {
   if (pool_ != nullptr) {
     cudaSetDevice(options_.device.index);
     for (auto& s : streams_) cudaStreamSynchronize(s->get());
-    cudaStreamSynchronize(hw_stream_.get());
+    for (auto& s : hw_streams_) cudaStreamSynchronize(s->get());
     if (lut_dev_ != nullptr) pool_->Free(lut_dev_, lut_bytes_, nullptr);
   }
   hybrid_.reset();
-  hw_.reset();
+  hw_.clear();
   nvjpeg_.reset();
 }
 
@@ -342,8 +354,14 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
     Sample& s = b.samples[static_cast<size_t>(i)];
     if (!s.status.ok()) continue;
     ok.push_back(i);
-    const bool simple = s.geo.num_segments == 1 && s.info.orientation == 1;
-    const bool hw = hw_ != nullptr && simple && HardwareDecodable(s.info);
+    // One resampling pass, no rotation, and a bitstream that looks whole: truncated or damaged
+    // files go to the CPU decoder, which names the damage as the CPU path does (nvJPEG would
+    // decode them to grey or garbage without a word).
+    const bool intact = s.info.format == ImageFormat::kJpeg &&
+                        (s.info.progressive ? JpegHasEndMarker(s.bytes.data, s.bytes.size)
+                                            : JpegScanLooksIntact(s.bytes.data, s.bytes.size));
+    const bool simple = s.geo.num_segments == 1 && s.info.orientation == 1 && intact;
+    const bool hw = !hw_.empty() && simple && HardwareDecodable(s.info);
     const bool hy = hybrid_ != nullptr && simple && HybridDecodable(s.info);
     s.route = hy ? Route::kHybrid : Route::kCpu;
     if (hw) hw_eligible.push_back(i);
@@ -418,33 +436,39 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
     if (!s.status.ok()) continue;
     (s.route == Route::kHardware ? hw : cpu_side).push_back(i);
   }
+  b->planned_ns = NowNs();
   b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
-  if (!hw.empty()) hw_pool_->Submit([this, b, hw = std::move(hw)](int) mutable { DecodeHardware(b, std::move(hw)); });
+  if (!hw.empty())
+    hw_pool_->Submit([this, b, hw = std::move(hw)](int t) mutable { DecodeHardware(b, std::move(hw), t); });
   for (int i : cpu_side) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
   Done(b, 1);
 }
 
-void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members) {
+void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members, int engine_thread) {
   cudaSetDevice(options_.device.index);
-  const int64_t t0 = NowNs();
+  NvjpegHardwareDecoder& hw = *hw_[static_cast<size_t>(engine_thread)];
+  const cudaStream_t stream = hw_streams_[static_cast<size_t>(engine_thread)]->get();
   std::vector<int> fallback;
   int decoded = 0;
   if (!b->cancelled.load(std::memory_order_relaxed)) {
     ScopedTimer timer(&counters_.decode_ns);
-    cudaStreamWaitEvent(hw_stream_.get(), b->alloc_ready, 0);
-    const size_t width = static_cast<size_t>(hw_->batch_width());
+    cudaStreamWaitEvent(stream, b->alloc_ready, 0);
+    // Calls of equal size, each at most batch_width() images.
+    const size_t width = static_cast<size_t>(hw.batch_width());
+    const size_t calls = (members.size() + width - 1) / width;
+    const size_t per_call = (members.size() + calls - 1) / calls;
     std::vector<NvjpegJob> jobs;
-    for (size_t start = 0; start < members.size(); start += width) {
-      const size_t end = std::min(members.size(), start + width);
+    for (size_t start = 0; start < members.size(); start += per_call) {
+      const size_t end = std::min(members.size(), start + per_call);
       jobs.clear();
       for (size_t k = start; k < end; ++k) {
         Sample& s = b->samples[static_cast<size_t>(members[k])];
         jobs.push_back(NvjpegJob{s.bytes.data, s.bytes.size, s.roi, s.region, static_cast<size_t>(s.roi.w) * 3});
       }
-      if (hw_->Decode(jobs, hw_stream_.get()).ok()) {
+      if (hw.Decode(jobs, stream).ok()) {
         for (size_t k = start; k < end; ++k) {
           Sample& s = b->samples[static_cast<size_t>(members[k])];
-          const Status st = PackSample(*b, s, &hw_scratch_);
+          const Status st = PackSample(*b, s, &hw_scratch_[engine_thread]);
           if (!st.ok()) s.status = st.WithPrefix(PathOf(s));
           ++decoded;
         }
@@ -452,7 +476,7 @@ void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members) {
         for (size_t k = start; k < end; ++k) fallback.push_back(members[k]);
       }
     }
-    const cudaError_t e = cudaEventRecord(b->hw_done, hw_stream_.get());
+    const cudaError_t e = cudaEventRecord(b->hw_done, stream);
     if (e != cudaSuccess) b->status = CudaStatus(e, "cudaEventRecord");
     b->used_hw = true;
     route_samples_[static_cast<int>(Route::kHardware)].fetch_add(decoded, std::memory_order_relaxed);
@@ -465,9 +489,10 @@ void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members) {
   b->pending.fetch_add(static_cast<int>(fallback.size()));
   for (int i : fallback) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
   if (decoded > 0 && options_.decode_route == DecodeRoute::kAuto) {
-    // The engines' rate: this thread waits for its own stream only (never the consumer).
+    // When the engines finished, for the scheduler: this thread waits for its own stream only
+    // (never the consumer), while the other engine thread feeds the engines.
     cudaEventSynchronize(b->hw_done);
-    scheduler_->RecordHardware(decoded, static_cast<double>(NowNs() - t0) * 1e-9);
+    b->hw_finished_ns.store(NowNs());
   }
   Done(b, 1);
 }
@@ -493,7 +518,10 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
     if (st.ok()) st = PackSample(*b, s, &w->resize);
     if (!st.ok()) s.status = st.WithPrefix(PathOf(s));
     route_samples_[static_cast<int>(s.route)].fetch_add(1, std::memory_order_relaxed);
-    scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(NowNs() - t0) * 1e-9);
+    const int64_t t1 = NowNs();
+    scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(t1 - t0) * 1e-9);
+    for (int64_t f = b->cpu_finished_ns.load(); t1 > f && !b->cpu_finished_ns.compare_exchange_weak(f, t1);) {
+    }
   }
   Done(b, 1);
 }
@@ -546,6 +574,11 @@ void GpuExecutor::Launch(const BatchPtr& b) {
     if (b->samples[static_cast<size_t>(i)].status.ok()) kept.push_back(i);
   if (b->status.ok() && !b->cancelled.load(std::memory_order_relaxed) && !kept.empty())
     b->status = Enqueue(*b, kept);
+  if (options_.decode_route == DecodeRoute::kAuto && b->planned_ns > 0) {
+    const int64_t hw = b->hw_finished_ns.load(), cpu = b->cpu_finished_ns.load();
+    scheduler_->RecordBatch(hw > 0 ? static_cast<double>(hw - b->planned_ns) * 1e-9 : -1,
+                            cpu > 0 ? static_cast<double>(cpu - b->planned_ns) * 1e-9 : -1);
+  }
   Release(*b);
   MarkDone(b);
 }

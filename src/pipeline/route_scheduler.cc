@@ -6,9 +6,13 @@
 namespace sluice {
 
 namespace {
-constexpr double kAlpha = 0.25;     // weight of a new measurement
+constexpr double kAlpha = 0.25;     // weight of a new cost measurement
+constexpr double kStep = 0.02;      // share moved per batch
+constexpr double kSlack = 0.05;     // finish times this close count as together
 constexpr int kExploreEvery = 8;    // batches
 constexpr int kExploreSamples = 4;
+// Starting point: the engines at ~12,000 images/s against 2.5 ms per image per thread.
+constexpr double kHardwareRate = 12000.0;
 }  // namespace
 
 const char* RouteName(Route r) {
@@ -21,28 +25,40 @@ const char* RouteName(Route r) {
 }
 
 RouteScheduler::RouteScheduler(int threads, bool has_hardware, bool has_hybrid)
-    : threads_(std::max(1, threads)), has_hw_(has_hardware), has_hybrid_(has_hybrid) {}
+    : has_hw_(has_hardware), has_hybrid_(has_hybrid) {
+  const double cpu_rate = std::max(1, threads) / cost_[static_cast<int>(Route::kCpu)];
+  share_ = has_hw_ ? cpu_rate / (cpu_rate + kHardwareRate) : 1.0;
+}
 
 RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   std::lock_guard<std::mutex> lock(mu_);
   Split s;
-  const Route cheaper = has_hybrid_ && cost_[static_cast<int>(Route::kHybrid)] < cost_[static_cast<int>(Route::kCpu)]
-                            ? Route::kHybrid : Route::kCpu;
-  s.cpu_side = cheaper;
+  const bool hybrid_cheaper =
+      has_hybrid_ && cost_[static_cast<int>(Route::kHybrid)] < cost_[static_cast<int>(Route::kCpu)];
+  s.cpu_side = hybrid_cheaper ? Route::kHybrid : Route::kCpu;
   if (has_hybrid_ && batches_ % kExploreEvery == kExploreEvery - 1) s.explore = kExploreSamples;
   ++batches_;
   if (!has_hw_ || eligible == 0) return s;
-  const double per_cpu_sample = cost_[static_cast<int>(cheaper)] / threads_;  // wall s per sample
-  const double per_hw_sample = 1.0 / hw_rate_;
-  const double h = n * per_cpu_sample / (per_hw_sample + per_cpu_sample);
-  s.hardware = std::clamp(static_cast<int>(std::lround(h)), 0, eligible);
+  // The CPU side takes share_ of the batch; ineligible samples count towards it.
+  const int cpu_target = static_cast<int>(std::lround(share_ * n));
+  s.hardware = std::clamp(n - cpu_target, 0, eligible);
   return s;
 }
 
-void RouteScheduler::RecordHardware(int samples, double seconds) {
-  if (samples <= 0 || seconds <= 0) return;
+void RouteScheduler::RecordBatch(double hardware_seconds, double cpu_side_seconds) {
   std::lock_guard<std::mutex> lock(mu_);
-  hw_rate_ = (1 - kAlpha) * hw_rate_ + kAlpha * (samples / seconds);
+  if (!has_hw_) return;
+  if (hardware_seconds < 0 && cpu_side_seconds < 0) return;
+  if (hardware_seconds < 0) {  // all on the CPU side: give the engines some
+    share_ -= kStep;
+  } else if (cpu_side_seconds < 0) {
+    share_ += kStep;
+  } else if (cpu_side_seconds > hardware_seconds * (1 + kSlack)) {
+    share_ -= kStep;
+  } else if (cpu_side_seconds < hardware_seconds * (1 - kSlack)) {
+    share_ += kStep;
+  }
+  share_ = std::clamp(share_, 0.0, 1.0);
 }
 
 void RouteScheduler::RecordCpuSide(Route route, int samples, double seconds) {
@@ -52,9 +68,9 @@ void RouteScheduler::RecordCpuSide(Route route, int samples, double seconds) {
   c = (1 - kAlpha) * c + kAlpha * (seconds / samples);
 }
 
-double RouteScheduler::hardware_rate() const {
+double RouteScheduler::cpu_share() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return hw_rate_;
+  return share_;
 }
 
 double RouteScheduler::cpu_cost(Route route) const {

@@ -1,12 +1,11 @@
-// RouteScheduler: splits each batch of the GPU path between the decode routes so that they
-// finish together, from rates measured on the batches before it.
+// RouteScheduler: splits each batch of the GPU path between the JPEG engines and the CPU-side
+// decoders so that both finish together, from what the batches before it measured.
 //
-// The JPEG engines work beside the CPU threads; the hybrid decoder and libjpeg-turbo both take
-// CPU time (the hybrid decoder less of it, as the GPU does its IDCT). For a batch of n samples of
-// which `eligible` can go to the engines, the engines get h samples with
-//   h / hw_rate = (n - h) * cpu_cost / threads,
-// and the rest go to whichever CPU-side route is cheaper per sample; every few batches a few
-// samples try the other one, so that its estimate stays current.
+// The engines work beside the CPU threads. The share of engine-eligible samples sent to the CPU
+// side is a feedback loop: after each batch, whichever side finished later (its queue included)
+// gives up a step of share to the other. It starts from the ratio of the two sides' rates. The
+// CPU-side samples go to whichever of the hybrid decoder and libjpeg-turbo costs less CPU time
+// per image; every few batches a few samples try the other, so that its estimate stays current.
 //
 // Thread-safety: all methods may be called from any thread.
 #ifndef SLUICE_PIPELINE_ROUTE_SCHEDULER_H_
@@ -27,26 +26,26 @@ class RouteScheduler {
   RouteScheduler(int threads, bool has_hardware, bool has_hybrid);
 
   struct Split {
-    int hardware = 0;      // of the eligible samples, how many go to the engines
+    int hardware = 0;              // of the eligible samples, how many go to the engines
     Route cpu_side = Route::kCpu;  // where the other samples go (the hybrid-decodable ones)
-    int explore = 0;       // of those, how many try the other CPU-side route
+    int explore = 0;               // of those, how many try the other CPU-side route
   };
   // n samples, `eligible` of them for the engines.
   Split Plan(int n, int eligible);
 
-  // Measurements: the engines decoded `samples` in `seconds` of wall time; a CPU-side route
-  // spent `seconds` of thread time on `samples`.
-  void RecordHardware(int samples, double seconds);
+  // A batch finished: seconds from its planning until its engine part and its CPU-side part
+  // finished (negative: that side had no samples).
+  void RecordBatch(double hardware_seconds, double cpu_side_seconds);
+  // A CPU-side route spent `seconds` of thread time on `samples`.
   void RecordCpuSide(Route route, int samples, double seconds);
 
-  double hardware_rate() const;            // images/s
+  double cpu_share() const;                // of eligible samples, the share sent to the CPU side
   double cpu_cost(Route route) const;      // thread-seconds per image
 
  private:
   mutable std::mutex mu_;
-  const int threads_;
   const bool has_hw_, has_hybrid_;
-  double hw_rate_ = 12000.0;
+  double share_;                 // CPU side's share of the batch
   double cost_[kNumRoutes] = {0.0, 2.5e-3, 2.5e-3};
   int64_t batches_ = 0;
 };

@@ -2,20 +2,30 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace sluice {
 namespace {
 
-TEST(RouteScheduler, SplitsSoBothSidesFinishTogether) {
+// A simulated machine: the engines decode `hw_rate` images/s, the CPU side `cpu_rate`; a batch's
+// side takes its samples over its rate. The share must settle where both take as long.
+double Settle(double hw_rate, double cpu_rate, int batches) {
   RouteScheduler s(16, true, true);
-  // Engines: 16,000 images/s. CPU: 4 ms per image on 16 threads = 4,000 images/s.
-  for (int i = 0; i < 50; ++i) {
-    s.RecordHardware(1600, 0.1);
-    s.RecordCpuSide(Route::kCpu, 100, 0.4);
-    s.RecordCpuSide(Route::kHybrid, 100, 0.6);
+  for (int b = 0; b < batches; ++b) {
+    const RouteScheduler::Split split = s.Plan(256, 256);
+    const int cpu = 256 - split.hardware;
+    s.RecordBatch(split.hardware > 0 ? split.hardware / hw_rate : -1, cpu > 0 ? cpu / cpu_rate : -1);
   }
-  const RouteScheduler::Split split = s.Plan(250, 250);
-  EXPECT_EQ(split.hardware, 200);  // 200 / 16000 = 50 / 4000
-  EXPECT_EQ(split.cpu_side, Route::kCpu);
+  return s.cpu_share();
+}
+
+TEST(RouteScheduler, ShareSettlesWhereBothSidesFinishTogether) {
+  // 16,000 vs 4,000 images/s: the CPU side should take 20% of a batch.
+  EXPECT_NEAR(Settle(16000, 4000, 200), 0.2, 0.05);
+  // A slow CPU side (1,000 images/s): about 6%.
+  EXPECT_NEAR(Settle(16000, 1000, 200), 1.0 / 17, 0.04);
+  // Engines slower than the CPU side: most goes to the CPU.
+  EXPECT_NEAR(Settle(2000, 6000, 200), 0.75, 0.05);
 }
 
 TEST(RouteScheduler, HardwareTakesOnlyEligibleSamples) {
@@ -30,6 +40,7 @@ TEST(RouteScheduler, PicksTheCheaperCpuSideRouteAndExplores) {
     s.RecordCpuSide(Route::kCpu, 10, 0.05);
     s.RecordCpuSide(Route::kHybrid, 10, 0.02);
   }
+  EXPECT_NEAR(s.cpu_cost(Route::kHybrid), 0.002, 1e-4);
   int explored = 0;
   for (int b = 0; b < 16; ++b) {
     const RouteScheduler::Split split = s.Plan(64, 64);
@@ -42,7 +53,7 @@ TEST(RouteScheduler, PicksTheCheaperCpuSideRouteAndExplores) {
 
 TEST(RouteScheduler, WithoutHybridEverythingCpuSideIsCpu) {
   RouteScheduler s(8, true, false);
-  for (int i = 0; i < 20; ++i) s.RecordCpuSide(Route::kHybrid, 10, 1e-6);  // ignored in Plan
+  for (int i = 0; i < 20; ++i) s.RecordCpuSide(Route::kHybrid, 10, 1e-6);
   const RouteScheduler::Split split = s.Plan(64, 64);
   EXPECT_EQ(split.cpu_side, Route::kCpu);
   EXPECT_EQ(split.explore, 0);
