@@ -129,10 +129,12 @@ class NvjpegTest : public ::testing::Test {
     const auto gpu = GpuRegions(jpgs, rois, hardware);
     for (size_t i = 0; i < jpgs.size(); ++i) {
       const Diff d = Compare(gpu[i], CpuRegion(jpgs[i], rois[i]));
-      // Bounds: IDCT and chroma-upsampling differences only; a misplaced region or a colour
-      // error gives tens of levels on average.
-      EXPECT_LE(d.mean, 1.5) << "image " << i << " (" << subs[i % 3] << ")";
-      EXPECT_LE(d.p99, 8) << "image " << i << " (" << subs[i % 3] << ")";
+      // Bounds: IDCT differences (4:4:4), plus nvJPEG's different chroma upsampling for 4:2:x
+      // (measured up to a mean of 2.8 and a 99th percentile of 32 on noisy pictures); a region
+      // one pixel off gives a mean of 9-13 levels, a colour swap 20-40.
+      const bool full_chroma = i % 3 == 0;
+      EXPECT_LE(d.mean, full_chroma ? 1.5 : 4.0) << "image " << i << " (" << subs[i % 3] << ")";
+      EXPECT_LE(d.p99, full_chroma ? 8 : 40) << "image " << i << " (" << subs[i % 3] << ")";
     }
   }
 

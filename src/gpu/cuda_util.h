@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 #include "sluice/status.h"
 
 namespace sluice {

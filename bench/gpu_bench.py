@@ -1,0 +1,440 @@
+"""GPU benchmark (issue 3): sluice's CUDA path against torchvision's ways of feeding a GPU.
+
+Pipeline for every row: decode JPEG, RandomResizedCrop(224) (torchvision's default scale and
+ratio), RandomHorizontalFlip, Normalize(ImageNet) to float16 NCHW on the GPU, batch 256,
+shuffled, the same files (an ImageFolder tree from `sluice make-dataset DIR -n 4096`).
+
+Rows:
+  sluice GPU auto|hardware|hybrid|cpu-decode  sluice.Loader(device="cuda", dtype="float16",
+      decode_route=auto|hardware|hybrid|cpu): nvJPEG on the hardware engines, nvJPEG hybrid, or
+      libjpeg-turbo then upload; crop, resize, flip, normalize in CUDA; torch cuda tensors out.
+  sluice CPU  sluice.Loader(device="cpu", dtype="float16"): decodes and normalizes on the CPU;
+      the consumer uploads with images.cuda(non_blocking=True).
+  DataLoader PIL (16 workers)  torchvision ImageFolder + transforms v1 (PIL) RandomResizedCrop,
+      RandomHorizontalFlip, PILToTensor (uint8); pinned, uploaded, cast and normalized on the GPU.
+  DataLoader decode_jpeg+v2 (16 workers)  read_file + torchvision.io.decode_jpeg on the CPU and
+      transforms.v2 on uint8 tensors in the workers; on the GPU as the row above.
+  torchvision GPU decode_jpeg  one process: 4 threads read files ahead, decode_jpeg(list,
+      device="cuda") per batch (nvJPEG, batched), then per image v2.functional.resized_crop and
+      flip on the GPU, stack, cast, normalize.
+
+Method: each row runs in its own process (this script with --_row), so GPU memory peaks are per
+row and a hang costs --timeout seconds. A row builds its loader, takes 3 warm-up batches, then
+times at least --seconds and 6 batches between two torch.cuda.synchronize() calls; each batch
+is consumed by a tiny reduction on the GPU (no per-batch sync). Cores busy: machine-wide
+/proc/stat jiffies over the timed interval. GPU memory: the allocator's peak (sluice's pool or
+torch's reserved bytes) and the process's peak as NVML reports it (pynvml, else nvidia-smi).
+
+    python bench/gpu_bench.py DATA_A [DATA_B ...] [--seconds 8] [--rows sluice,DataLoader]
+                              [--json out.json] [--timeout 150] [--dry-run]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import itertools
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+import torch  # noqa: E402
+
+BATCH, SIZE, WARMUP, MIN_BATCHES, WORKERS = 256, 224, 3, 6, 16
+MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)  # = sluice.IMAGENET_MEAN / _STD
+GPU = "cuda"  # --dry-run makes it "cpu"
+
+
+# ----------------------------------------------------------------------------- measurement
+def cpu_jiffies() -> int:
+    with open("/proc/stat") as f:
+        vals = [int(x) for x in f.readline().split()[1:]]
+    return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)  # minus idle and iowait
+
+
+def measure(batches, seconds: float) -> dict:
+    """Consumes an endless iterator of (images, labels) on the GPU: images/s and cores busy."""
+    sync = torch.cuda.synchronize if GPU == "cuda" else (lambda: None)
+    sink = torch.zeros((), device=GPU)
+    it = iter(batches)
+    for _ in range(WARMUP):
+        sink += next(it)[0][:, 0, 0, 0].float().sum()
+    sync()
+    j0, t0 = cpu_jiffies(), time.perf_counter()
+    n = done = 0
+    while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
+        images, _ = next(it)
+        sink += images[:, 0, 0, 0].float().sum()  # the batch is really consumed, on the GPU
+        n, done = n + images.shape[0], done + 1
+    sync()
+    el = time.perf_counter() - t0
+    busy = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / el
+    return {"images": n, "batches": done, "seconds": el, "images_per_s": n / el, "cores_busy": busy}
+
+
+def gpu_process_query():
+    """(source, query): query() -> [(pid, bytes used or None)] for every compute process."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+        return "pynvml", lambda: [(p.pid, p.usedGpuMemory) for h in handles
+                                  for p in pynvml.nvmlDeviceGetComputeRunningProcesses(h)]
+    except Exception:  # noqa: BLE001 - no pynvml, or no driver behind it
+        pass
+    if shutil.which("nvidia-smi") is None:
+        return None, None
+
+    def smi():
+        out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                              "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=10)
+        rows = [[s.strip() for s in line.split(",")] + [""] for line in out.stdout.splitlines()]
+        return [(int(r[0]), int(r[1]) * 2**20 if r[1].isdigit() else None)  # "[N/A]" -> None
+                for r in rows if r[0].isdigit()]
+
+    return "nvidia-smi", smi
+
+
+class GpuMemoryPoller(threading.Thread):
+    """Peak GPU memory of this process as the driver reports it, CUDA context included. In a
+    container with its own pid namespace NVML reports host pids: when no pid matches and exactly
+    one compute process exists, that one is taken (and .match says so)."""
+
+    def __init__(self, interval: float = 0.1):
+        super().__init__(daemon=True)
+        self.source, self._query = gpu_process_query()
+        self.peak = self.match = None
+        self._interval, self._done = interval, threading.Event()
+
+    def run(self):
+        while self._query and not self._done.is_set():
+            try:
+                procs = [(pid, used) for pid, used in self._query() if used is not None]
+            except Exception:  # noqa: BLE001 - a failed poll is a missing sample
+                procs = []
+            mine = [used for pid, used in procs if pid == os.getpid()]
+            if mine or len(procs) == 1:
+                used = sum(mine) if mine else procs[0][1]
+                if self.peak is None or used > self.peak:
+                    self.peak, self.match = used, "pid" if mine else "sole compute process (pid not visible)"
+            self._done.wait(self._interval)
+
+    def stop(self):
+        self._done.set()
+        self.join()
+
+
+def torch_reserved_peak():
+    return torch.cuda.max_memory_reserved() if GPU == "cuda" else None
+
+
+# ----------------------------------------------------------------------------- rows
+def sluice_row(data: str, device: str, route: str | None):
+    import sluice
+    import sluice.transforms as ST
+
+    loader = sluice.Loader(data, [ST.RandomResizedCrop(SIZE), ST.RandomHorizontalFlip(),
+                                  ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)],
+                           batch_size=BATCH, device=device, dtype="float16", shuffle=True, seed=0,
+                           **({"decode_route": route} if route else {}))
+
+    def batches():
+        for epoch in itertools.count():
+            loader.set_epoch(epoch)
+            for images, labels in loader:
+                if device == "cpu":  # the sluice CPU row: normalized on the CPU, uploaded here
+                    images, labels = images.to(GPU, non_blocking=True), labels.to(GPU, non_blocking=True)
+                yield images, labels
+
+    def extra():
+        st = loader.stats()
+        return {"gpu_alloc_peak": st.get("gpu_memory_peak") if device != "cpu" else torch_reserved_peak(),
+                "sluice_stats": st}
+
+    return batches(), extra
+
+
+def gpu_normalizer():
+    """uint8 NCHW (pinned CPU or GPU) -> normalized float16 NCHW on the GPU."""
+    mean, std = (torch.tensor(v, device=GPU).view(1, 3, 1, 1).mul(255).half() for v in (MEAN, STD))
+    return lambda x: x.to(GPU, non_blocking=True).half().sub_(mean).div_(std)
+
+
+def dataloader_row(dataset):
+    loader = torch.utils.data.DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=WORKERS,
+                                         pin_memory=GPU == "cuda", persistent_workers=True,
+                                         prefetch_factor=4)
+    first = iter(loader)  # forks the workers now, before this process initializes CUDA
+
+    def batches():
+        epoch, normalize = first, gpu_normalizer()
+        while True:
+            for images, labels in epoch:
+                yield normalize(images), labels.to(GPU, non_blocking=True)
+            epoch = iter(loader)
+
+    return batches(), lambda: {"gpu_alloc_peak": torch_reserved_peak()}
+
+
+def dataloader_pil_row(data: str):
+    import torchvision.datasets as tvd
+    import torchvision.transforms as T
+
+    tf = T.Compose([T.RandomResizedCrop(SIZE), T.RandomHorizontalFlip(), T.PILToTensor()])
+    return dataloader_row(tvd.ImageFolder(data, transform=tf))
+
+
+def read_and_decode_jpeg(path: str):
+    from torchvision.io import ImageReadMode, decode_jpeg, read_file
+
+    return decode_jpeg(read_file(path), mode=ImageReadMode.RGB)
+
+
+def dataloader_decode_jpeg_row(data: str):
+    import torchvision.datasets as tvd
+    from torchvision.transforms import v2
+
+    tf = v2.Compose([v2.RandomResizedCrop(SIZE, antialias=True), v2.RandomHorizontalFlip()])
+    return dataloader_row(tvd.ImageFolder(data, loader=read_and_decode_jpeg, transform=tf))
+
+
+def torchvision_gpu_row(data: str):
+    import torchvision.datasets as tvd
+    import torchvision.transforms as T
+    from torchvision.io import ImageReadMode, decode_jpeg
+    from torchvision.transforms.v2 import functional as F
+
+    samples = tvd.ImageFolder(data).samples
+    all_labels = torch.tensor([label for _, label in samples])
+    pool = ThreadPoolExecutor(4)
+
+    def read(path):
+        with open(path, "rb") as f:
+            return torch.frombuffer(bytearray(f.read()), dtype=torch.uint8)
+
+    def file_batches():  # endless shuffled epochs of ([future file bytes], labels)
+        for epoch in itertools.count():
+            order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(epoch))
+            for i in range(0, len(order), BATCH):
+                idx = order[i:i + BATCH]
+                yield [pool.submit(read, samples[j][0]) for j in idx.tolist()], all_labels[idx]
+
+    def batches():
+        source, normalize = file_batches(), gpu_normalizer()
+        ahead = collections.deque(itertools.islice(source, 2))  # two batches of reads in flight
+        while True:
+            futures, labels = ahead.popleft()
+            ahead.append(next(source))
+            crops = []
+            for img in decode_jpeg([f.result() for f in futures], mode=ImageReadMode.RGB, device=GPU):
+                top, left, h, w = T.RandomResizedCrop.get_params(img, scale=[0.08, 1.0], ratio=[3 / 4, 4 / 3])
+                img = F.resized_crop(img, top, left, h, w, [SIZE, SIZE], antialias=True)
+                crops.append(F.horizontal_flip(img) if random.random() < 0.5 else img)
+            yield normalize(torch.stack(crops)), labels.to(GPU, non_blocking=True)
+
+    return batches(), lambda: {"gpu_alloc_peak": torch_reserved_peak()}
+
+
+ROWS = {
+    "sluice GPU auto": lambda d: sluice_row(d, GPU, "auto"),
+    "sluice GPU hardware": lambda d: sluice_row(d, GPU, "hardware"),
+    "sluice GPU hybrid": lambda d: sluice_row(d, GPU, "hybrid"),
+    "sluice GPU cpu-decode": lambda d: sluice_row(d, GPU, "cpu"),
+    "sluice CPU": lambda d: sluice_row(d, "cpu", None),
+    "DataLoader PIL (16 workers)": dataloader_pil_row,
+    "DataLoader decode_jpeg+v2 (16 workers)": dataloader_decode_jpeg_row,
+    "torchvision GPU decode_jpeg": torchvision_gpu_row,
+}
+
+
+def run_row(name: str, data: str, seconds: float) -> dict:
+    """In the child process: one row on one dataset."""
+    poller = GpuMemoryPoller()
+    poller.start()
+    try:
+        batches, extra = ROWS[name](data)
+        result = {**measure(batches, seconds), **extra()}
+    except Exception as e:  # noqa: BLE001 - reported as the row's result
+        first = (str(e).strip().splitlines() or [""])[0]
+        result = {"error": f"{type(e).__name__}: {first}", "traceback": traceback.format_exc()}
+    poller.stop()
+    return {**result, "torch_reserved_peak": torch_reserved_peak(), "gpu_process_peak": poller.peak,
+            "gpu_process_source": poller.source, "gpu_process_match": poller.match}
+
+
+# ----------------------------------------------------------------------------- parent
+def spawn_row(name: str, data: str, args, tmp: str) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--_row", name, data, "--seconds", str(args.seconds)]
+    out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
+    t0 = time.perf_counter()
+    with open(out_path, "w") as out, open(err_path, "w") as err:  # files, not pipes: workers may linger
+        p = subprocess.Popen(cmd + (["--dry-run"] if args.dry_run else []), stdout=out, stderr=err,
+                             start_new_session=True)
+        try:
+            p.wait(timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        timed_out = p.poll() is None
+        try:  # the row's whole process group, its DataLoader workers included
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+    with open(out_path) as out, open(err_path, errors="replace") as err:
+        lines, stderr_tail = [ln for ln in out if ln.startswith("{")], err.read()[-2000:]
+    if lines:
+        result = json.loads(lines[-1])
+        if timed_out:
+            result["note"] = f"measured, then did not exit within {args.timeout:g} s"
+    elif timed_out:
+        result = {"error": "timeout"}
+    else:
+        result = {"error": f"exit {p.returncode}: " + (stderr_tail.strip().splitlines() or [""])[-1]}
+    if "error" in result:
+        result["stderr_tail"] = stderr_tail
+    return {"row": name, "wall_seconds": time.perf_counter() - t0, **result}
+
+
+def dataset_info(root: str) -> dict:
+    from PIL import Image, JpegImagePlugin
+
+    paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(root, followlinks=True)
+                   for f in fs if f.lower().endswith((".jpg", ".jpeg", ".png", ".webp")))
+    if not paths:
+        raise SystemExit(f"no images under {root}")
+    total = 0
+    for p in paths:  # also fills the page cache once, for every row alike
+        with open(p, "rb") as f:
+            total += len(f.read())
+    sample = paths[::max(1, len(paths) // 200)][:200]
+    mpix, chroma = [], collections.Counter()
+    for p in sample:  # header reads only
+        with Image.open(p) as im:
+            mpix.append(im.width * im.height / 1e6)
+            sampling = JpegImagePlugin.get_sampling(im) if im.format == "JPEG" else -1
+            chroma[{0: "4:4:4", 1: "4:2:2", 2: "4:2:0"}.get(sampling, im.format)] += 1
+    return {"files": len(paths), "mean_kib": total / len(paths) / 1024,
+            "mean_mpix": sum(mpix) / len(mpix), "sampled": len(sample), "chroma": dict(chroma)}
+
+
+def machine_info() -> dict:
+    import PIL
+
+    probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.get_device_name(0))"],
+                           capture_output=True, text=True, timeout=300)  # this process stays CUDA-free
+    gpu = probe.stdout.strip() or "none: " + (probe.stderr.strip().splitlines() or ["?"])[-1][:100]
+    try:
+        import torchvision
+        tv = torchvision.__version__
+    except Exception as e:  # noqa: BLE001
+        tv = f"missing ({type(e).__name__})"
+    with open("/proc/cpuinfo") as f:
+        cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "?")
+    return {"gpu": gpu, "cpus": os.cpu_count(), "cpu": cpu, "machine": platform.node(),
+            "python": platform.python_version(), "torch": torch.__version__, "torchvision": tv,
+            "pillow": PIL.__version__, "gpu_process_memory_source": gpu_process_query()[0] or "none"}
+
+
+def table(rows: list) -> list:
+    def mib(b):
+        return "n/a" if b is None else f"{b / 2**20:,.0f}"
+
+    out = ["| row | images/s | cores busy | GPU peak allocator MiB | GPU peak process MiB |",
+           "|---|---:|---:|---:|---:|"]
+    for r in rows:
+        if "error" in r:
+            err = r["error"] if r["error"] == "timeout" else "error: " + r["error"][:90].replace("|", "/")
+            out.append(f"| {r['row']} | {err} | - | - | - |")
+        else:
+            star = "*" if r.get("gpu_process_match") not in (None, "pid") else ""
+            out.append(f"| {r['row']} | {r['images_per_s']:,.0f} | {r['cores_busy']:.1f} | "
+                       f"{mib(r.get('gpu_alloc_peak'))} | {mib(r.get('gpu_process_peak'))}{star} |")
+    return out
+
+
+def ratio_line(data: str, rows: list) -> str:
+    rate = {r["row"]: r["images_per_s"] for r in rows if "images_per_s" in r}
+    peers = {n: v for n, v in rate.items() if not n.startswith("sluice")}
+    if "sluice GPU auto" not in rate or not peers:
+        return f"{data}: sluice GPU auto / best torchvision row = n/a"
+    best = max(peers, key=peers.get)
+    return f"{data}: sluice GPU auto / best torchvision row = {rate['sluice GPU auto'] / peers[best]:.2f}x ({best})"
+
+
+NOTES = """\
+GPU peak allocator: sluice GPU rows = loader.stats()["gpu_memory_peak"] (sluice's device pool, nvJPEG
+  buffers included); sluice CPU and torchvision rows = torch.cuda.max_memory_reserved() (for the
+  torchvision GPU row that leaves out nvJPEG's own buffers, which it cudaMallocs itself).
+GPU peak process: the driver's per-process figure (NVML, polled every 0.1 s), CUDA context included;
+  in sluice rows torch also initializes CUDA in the same process, so its context is counted there too.
+  * = our pid not visible to NVML (own pid namespace): the sole compute process was taken instead.
+cores busy: machine-wide over the timed interval (DataLoader workers and the NVML poller included)."""
+
+
+def main() -> int:
+    global GPU
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("data", nargs="+", help="ImageFolder roots (make with `sluice make-dataset`)")
+    ap.add_argument("--seconds", type=float, default=8.0, help="minimum timed seconds per row")
+    ap.add_argument("--rows", help="comma-separated substrings of row names to run (default: all)")
+    ap.add_argument("--json", help="write every result here (rewritten after each row)")
+    ap.add_argument("--timeout", type=float, default=150.0, help="seconds per row before it is killed")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="check the plumbing without a GPU: 'cuda' becomes 'cpu' (rates meaningless)")
+    ap.add_argument("--_row", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.dry_run:
+        GPU = "cpu"
+    if args._row:
+        print(json.dumps(run_row(args._row, args.data[0], args.seconds), default=str), flush=True)
+        return 0
+
+    names = list(ROWS)
+    if args.rows:
+        wanted = [s.strip().lower() for s in args.rows.split(",") if s.strip()]
+        names = [n for n in names if any(w in n.lower() for w in wanted)]
+        if not names:
+            ap.error(f"--rows {args.rows!r} matches none of: {', '.join(ROWS)}")
+    meta = machine_info()
+    print(f"# GPU {meta['gpu']} | {meta['cpus']} CPUs ({meta['cpu']}) | Python {meta['python']} | "
+          f"torch {meta['torch']} | torchvision {meta['torchvision']} | Pillow {meta['pillow']} | "
+          f"process GPU memory via {meta['gpu_process_memory_source']}" + (" | DRY RUN" if args.dry_run else ""))
+    print(f"# each row in its own process: {WARMUP} warm-up batches, then >= {args.seconds:g} s and "
+          f">= {MIN_BATCHES} batches of {BATCH}; timeout {args.timeout:g} s", flush=True)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="gpu_bench_") as tmp:
+        for data in args.data:
+            info, rows = dataset_info(data), []
+            results.append({"data": data, "info": info, "rows": rows})
+            print(f"\n## {data}: {info['files']:,} files, {info['mean_kib']:.1f} KiB mean, {info['mean_mpix']:.3f} "
+                  f"MP mean, chroma {info['chroma']} ({info['sampled']} sampled)", flush=True)
+            for name in names:
+                r = spawn_row(name, data, args, tmp)
+                rows.append(r)
+                rate = f"{r['images_per_s']:,.0f} img/s" if "images_per_s" in r else r["error"][:100]
+                print(f"  {name}: {rate} ({r['wall_seconds']:.0f} s){' ' + r['note'] if 'note' in r else ''}", flush=True)
+                if args.json:  # after every row: a run cut short keeps what it measured
+                    with open(args.json, "w") as f:
+                        json.dump({"machine": meta, "args": vars(args), "datasets": results}, f, indent=1, default=str)
+            print("\n" + "\n".join(table(rows)), flush=True)
+    print("\n" + NOTES)
+    for d in results:
+        print(ratio_line(d["data"], d["rows"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

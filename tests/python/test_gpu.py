@@ -1,0 +1,668 @@
+"""The GPU path (device="cuda"): every decode route against the CPU loader, pipeline parity on
+the same seed, bad files, stream ordering of the batches handed out, the GPU memory budget.
+
+Every test needs torch with CUDA and a sluice built with CUDA that sees a device
+(sluice._core.cuda_device_count() > 0) and is skipped otherwise, except
+test_cuda_without_a_device_is_a_clear_error, which runs exactly when sluice sees no device.
+
+The CPU loader is the reference throughout (its decoders equal PIL's, its transforms
+torchvision's: test_decode.py, test_transforms.py). GPU JPEG decoders are not bit-exact with
+libjpeg-turbo, so decoded pixels are compared with the tolerances stated at each test, while
+labels, order, shapes, dtypes, skipped files and error types must be identical.
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import sluice
+import sluice.transforms as ST
+from conftest import photo, pil_bytes
+
+try:
+    import torch
+except ImportError:  # the one test without a GPU does not need torch
+    torch = None
+
+
+def cuda_device_count() -> int:
+    return getattr(sluice._core, "cuda_device_count", lambda: 0)()
+
+
+HAVE_GPU = torch is not None and torch.cuda.is_available() and cuda_device_count() > 0
+needs_gpu = pytest.mark.skipif(
+    not HAVE_GPU, reason="needs torch with CUDA and a sluice built with CUDA "
+                         "(sluice._core.cuda_device_count() > 0)")
+
+ROUTES = ["auto", "hardware", "hybrid", "cpu"]
+IMAGENET = ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)
+
+
+def pipeline():
+    return [ST.RandomResizedCrop(224), ST.RandomHorizontalFlip(), IMAGENET]
+
+
+def pairs_of(*folders, repeat: int = 1) -> list[tuple[str, int]]:
+    """The (path, label) samples of ImageFolder roots, labels kept apart per folder, the whole
+    list repeated (each repetition is a new sample index, so it gets its own random crop)."""
+    out = []
+    for k, folder in enumerate(folders):
+        out += [(p, 100 * k + y) for p, y in sluice.Loader(folder, [ST.CenterCrop(8)]).samples]
+    return out * repeat
+
+
+def good_jpeg(seed=0, w=120, h=90) -> bytes:
+    return pil_bytes(Image.fromarray(photo(w, h, seed)), "JPEG", quality=90)  # baseline 4:2:0
+
+
+# --- Without a GPU ---------------------------------------------------------------------------
+
+@pytest.mark.skipif(cuda_device_count() > 0, reason="sluice sees a CUDA device")
+@pytest.mark.parametrize("device", ["cuda", "cuda:0"])
+def test_cuda_without_a_device_is_a_clear_error(small_folder, device):
+    # A build without CUDA, or a machine without a GPU: asking for one fails at construction
+    # with a RuntimeError (NotImplementedError is one) that says CUDA is the problem.
+    with pytest.raises(RuntimeError, match="CUDA"):
+        sluice.Loader(small_folder, [ST.CenterCrop(32)], batch_size=4, device=device)
+
+
+# --- 1. Every decode route decodes like the CPU decoder --------------------------------------
+
+# Per image, in uint8 levels, GPU route against the CPU loader (libjpeg-turbo, equal to PIL):
+#  * "exact": PNG files (libspng on the CPU in every route; only the upload differs) and every
+#    file of decode_route="cpu" (libjpeg-turbo on the CPU, then uploaded): bit-exact.
+#  * "tight": JPEGs without chroma subsampling (4:4:4, grayscale, CMYK): the GPU IDCT may
+#    round differently here and there: mean |diff| <= 1.5 and 99th percentile <= 8 levels.
+#    (nvJPEG measured bit-exact with libjpeg-turbo on 4:4:4 and grayscale files: H100, the
+#    nvJPEG of CUDA 13 through torchvision 0.26; the slack is for other IDCTs.) This bound also
+#    pins the color conversion (a wrong matrix or range would shift every pixel).
+#  * "chroma": 4:2:0 and 4:2:2 JPEGs (baseline or progressive). Loosened with reason: nvJPEG
+#    upsamples chroma by replication where libjpeg-turbo interpolates ("fancy upsampling"). On
+#    photo-like images (hard-edged colored objects, sensor noise) nvJPEG through torchvision
+#    measured mean <= 2.9, p99 <= 26, max 87 levels, and sluice's own hardware and hybrid
+#    routes on this very folder mean <= 2.8, p99 <= 32 (the progressive 4:2:0 file). Bound:
+#    mean <= 4, p99 <= 40. Still far from real errors: on these images a one-pixel shift gives
+#    a mean of 9-13 levels, a red/blue swap 20-40.
+DECODE_BOUNDS = {"tight": (1.5, 8.0), "chroma": (4.0, 40.0)}
+
+
+@pytest.fixture(scope="module")
+def format_folder(tmp_path_factory) -> str:
+    """Baseline JPEGs the hardware decoder takes (class "baseline") and files it does not
+    (class "fallback": progressive, CMYK, PNG), odd sizes included."""
+    root = tmp_path_factory.mktemp("formats")
+    (root / "baseline").mkdir()
+    (root / "fallback").mkdir()
+    img = lambda w, h, seed: Image.fromarray(photo(w, h, seed))  # noqa: E731
+    files = {
+        "baseline/420_q90.jpg": pil_bytes(img(161, 121, 1), "JPEG", quality=90, subsampling=2),
+        "baseline/444_q95.jpg": pil_bytes(img(150, 100, 2), "JPEG", quality=95, subsampling=0),
+        "baseline/422_q85.jpg": pil_bytes(img(97, 61, 3), "JPEG", quality=85, subsampling=1),
+        "baseline/gray.jpg": pil_bytes(img(120, 90, 4).convert("L"), "JPEG", quality=90),
+        # EXIF orientation 6 (rotate 90): the GPU routes must transpose as the CPU does.
+        "baseline/exif6_420.jpg": sluice._core.encode_jpeg(photo(90, 60, 5), 92, "420", False, 6),
+        "fallback/progressive_420.jpg": pil_bytes(img(130, 98, 6), "JPEG", quality=90,
+                                                  subsampling=2, progressive=True),
+        "fallback/progressive_444.jpg": pil_bytes(img(64, 80, 7), "JPEG", quality=95,
+                                                  subsampling=0, progressive=True),
+        "fallback/cmyk.jpg": pil_bytes(img(80, 64, 8).convert("CMYK"), "JPEG", quality=95),
+        "fallback/rgb.png": pil_bytes(img(90, 70, 9), "PNG"),
+        "fallback/gray.png": pil_bytes(img(70, 50, 10).convert("L"), "PNG"),
+        "fallback/rgba.png": pil_bytes(img(60, 40, 11).convert("RGBA"), "PNG"),
+    }
+    for rel, data in files.items():
+        (root / rel).write_bytes(data)
+    return str(root)
+
+
+def image_info(path: str) -> dict:
+    with open(path, "rb") as f:
+        return sluice._core.image_info(f.read())
+
+
+def decode_kind(path: str) -> str:
+    info = image_info(path)
+    if info["format"] != "JPEG":
+        return "exact"
+    if info["subsampling"] in ("444", "gray") or info["components"] == 4:
+        return "tight"
+    return "chroma"
+
+
+def is_baseline_jpeg(path: str) -> bool:
+    info = image_info(path)
+    return info["format"] == "JPEG" and not info["progressive"] and info["components"] in (1, 3)
+
+
+@needs_gpu
+@pytest.mark.parametrize("route", ROUTES)
+def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
+    # transform=[]: no geometry, so each image is the whole decoded file (a list per batch).
+    kw = dict(batch_size=64, dtype="uint8", layout="NHWC")
+    cpu = sluice.Loader(format_folder, [], **kw)
+    want_images, want_labels = next(iter(cpu))
+    loader = sluice.Loader(format_folder, [], device="cuda", decode_route=route, **kw)
+    images, labels = next(iter(loader))
+    n = len(loader.samples)
+    assert loader.samples == cpu.samples and n == 11
+    assert isinstance(images, list) and len(images) == n
+    assert labels.is_cuda and labels.dtype == torch.int64
+    assert labels.cpu().tolist() == want_labels.tolist()
+    for (path, _), got, want in zip(loader.samples, images, want_images):
+        name = os.path.relpath(path, format_folder)
+        assert got.is_cuda and got.dtype == torch.uint8, name
+        got = got.cpu()
+        assert got.shape == want.shape, f"{name}: {tuple(got.shape)} != {tuple(want.shape)}"
+        kind = "exact" if route == "cpu" else decode_kind(path)
+        if kind == "exact":
+            assert torch.equal(got, want), f"{name}: route {route} differs from the CPU decoder"
+            continue
+        diff = (got.int() - want.int()).abs().numpy()
+        mean_bound, p99_bound = DECODE_BOUNDS[kind]
+        mean, p99 = diff.mean(), np.percentile(diff, 99)
+        assert mean <= mean_bound and p99 <= p99_bound, (
+            f"{name} ({kind}): route {route}: mean |diff| {mean:.3f} (bound {mean_bound}), "
+            f"p99 {p99:.1f} (bound {p99_bound}), max {diff.max()}")
+
+    routes = loader.stats()["route_samples"]
+    assert set(routes) == {"hardware", "hybrid", "cpu"}
+    assert sum(routes.values()) == n, routes
+    n_baseline = sum(is_baseline_jpeg(p) for p, _ in loader.samples)
+    assert n_baseline == 5
+    if route == "hardware":
+        # The baseline JPEGs go to the hardware engines; the rest may not (they fall back).
+        assert 0 < routes["hardware"] <= n_baseline, routes
+    elif route == "hybrid":
+        assert routes["hardware"] == 0 and routes["hybrid"] > 0, routes
+    elif route == "cpu":
+        assert routes == {"hardware": 0, "hybrid": 0, "cpu": n}, routes
+
+
+# --- 2. The whole pipeline on the same seed ---------------------------------------------------
+
+# After Normalize(ImageNet) one uint8 level is 1 / 255 / std ~= 0.0175. Both fixtures are
+# 4:4:4 JPEGs, which the GPU decoders decode within a level of libjpeg-turbo (see
+# DECODE_BOUNDS); what remains is resampling arithmetic (the two sides may round
+# intermediates differently: about half a level). Bounds per image: mean |diff| <= 0.01 (about
+# half a level) and max <= 0.25 (about 14 levels); sluice's first GPU version measured worst
+# mean 0.0008 and max 0.052 over all routes (the hardware and cpu routes: exact). A wrong crop,
+# a missed flip or a half-pixel shift moves values by tenths of a unit and more. The same
+# bounds in uint8 levels: mean 0.6, max 14. dct_scaling=False on both sides: a GPU decoder
+# decodes at full scale, the CPU would otherwise decode at 1/2 scale before large reductions.
+PARITY_MEAN, PARITY_MAX = 0.01, 0.25
+PARITY_MEAN_UINT8, PARITY_MAX_UINT8 = 0.6, 14.0
+
+
+def assert_close_images(got, want, mean_bound, max_bound, what):
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    got = got.cpu().float()
+    want = want.float()
+    for i in range(got.shape[0]):
+        diff = (got[i] - want[i]).abs()
+        mean, mx = diff.mean().item(), diff.max().item()
+        assert mean <= mean_bound and mx <= max_bound, (
+            f"{what}, image {i}: mean |diff| {mean:.4f} (bound {mean_bound}), "
+            f"max {mx:.3f} (bound {max_bound})")
+
+
+@needs_gpu
+@pytest.mark.parametrize("route", ROUTES)
+def test_pipeline_matches_cpu_on_the_same_seed(small_folder, imagenet_folder, route):
+    # small_folder: 120-200 px, crops are enlarged; imagenet_folder: 400-600 px, crops are
+    # reduced up to ~2.7x (the antialiased path).
+    source = pairs_of(small_folder, imagenet_folder)
+    kw = dict(batch_size=16, shuffle=True, seed=3, dtype="float32", layout="NCHW",
+              dct_scaling=False)
+    cpu = sluice.Loader(source, pipeline(), **kw)
+    gpu = sluice.Loader(source, pipeline(), device="cuda", decode_route=route, **kw)
+    assert len(gpu) == len(cpu) == 4
+    n = 0
+    for k, ((x, y), (cx, cy)) in enumerate(zip(gpu, cpu, strict=True)):
+        assert x.is_cuda and y.is_cuda and x.device == y.device
+        assert x.is_contiguous() and x.shape == (cx.shape[0], 3, 224, 224)
+        assert y.cpu().tolist() == cy.tolist(), f"batch {k}: labels or order differ"
+        assert_close_images(x, cx, PARITY_MEAN, PARITY_MAX, f"route {route}, batch {k}")
+        n += x.shape[0]
+    assert n == len(source) == 63
+
+
+# Other outputs on one route each: same shapes, dtypes and values as the CPU loader. A
+# non-square size catches a transposed H/W.
+@needs_gpu
+@pytest.mark.parametrize("dtype,layout,route", [
+    ("float16", "NCHW", "auto"),
+    ("float32", "NHWC", "hybrid"),
+    ("uint8", "NHWC", "hardware"),
+    ("uint8", "NCHW", "cpu"),
+])
+def test_dtypes_and_layouts_match_cpu(small_folder, dtype, layout, route):
+    tf = [ST.RandomResizedCrop((40, 30)), ST.RandomHorizontalFlip()]
+    if dtype != "uint8":
+        tf.append(IMAGENET)
+    kw = dict(batch_size=8, shuffle=True, seed=5, dtype=dtype, layout=layout, dct_scaling=False)
+    cpu = sluice.Loader(small_folder, tf, **kw)
+    gpu = sluice.Loader(small_folder, tf, device="cuda", decode_route=route, **kw)
+    torch_dtype = {"float16": torch.float16, "float32": torch.float32, "uint8": torch.uint8}[dtype]
+    bounds = (PARITY_MEAN, PARITY_MAX)
+    if dtype == "uint8":
+        bounds = (PARITY_MEAN_UINT8, PARITY_MAX_UINT8)
+    for k, ((x, y), (cx, cy)) in enumerate(zip(gpu, cpu, strict=True)):
+        b = cx.shape[0]
+        assert x.shape == ((b, 3, 40, 30) if layout == "NCHW" else (b, 40, 30, 3))
+        assert x.dtype == cx.dtype == torch_dtype and x.is_contiguous() and x.is_cuda
+        assert y.dtype == torch.int64 and y.cpu().tolist() == cy.tolist()
+        assert_close_images(x, cx, *bounds, f"{dtype} {layout} route {route}, batch {k}")
+
+
+@needs_gpu
+def test_variable_size_batches_are_lists_of_cuda_tensors(small_folder):
+    # Resize(64) keeps each aspect ratio: one 3 x H x W tensor per sample, on the GPU.
+    kw = dict(batch_size=6, dtype="uint8", dct_scaling=False)
+    cpu = sluice.Loader(small_folder, [ST.Resize(64)], **kw)
+    gpu = sluice.Loader(small_folder, [ST.Resize(64)], device="cuda", **kw)
+    assert gpu.output_size is None
+    n = 0
+    for (xs, y), (cxs, cy) in zip(gpu, cpu, strict=True):
+        assert isinstance(xs, list) and len(xs) == len(cxs) == y.shape[0]
+        assert y.is_cuda and y.cpu().tolist() == cy.tolist()
+        for x, cx in zip(xs, cxs):
+            assert x.is_cuda and x.dtype == torch.uint8 and x.shape == cx.shape
+            assert_close_images(x[None], cx[None], PARITY_MEAN_UINT8, PARITY_MAX_UINT8,
+                                f"sample {n}")
+            n += 1
+    assert n == 15
+
+
+# --- 3. Bad files behave as on the CPU --------------------------------------------------------
+
+def bad_files() -> dict[str, bytes]:
+    base = good_jpeg(1)
+    rng = np.random.default_rng(0)
+    return {
+        "truncated.jpg": base[: len(base) // 2],
+        "corrupt.jpg": b"\xff\xd8" + rng.integers(0, 256, 4000, dtype=np.uint8).tobytes(),
+        "empty.jpg": b"",
+        "text.jpg": b"This is a text file, not an image.\n" * 20,
+    }
+
+
+@pytest.fixture()
+def bad_folder(tmp_path) -> str:
+    root = tmp_path / "bad"
+    (root / "good").mkdir(parents=True)
+    (root / "mixed").mkdir()
+    for i in range(6):
+        (root / "good" / f"g{i}.jpg").write_bytes(good_jpeg(i))
+    (root / "mixed" / "fine.jpg").write_bytes(good_jpeg(9))
+    for name, data in bad_files().items():
+        (root / "mixed" / name).write_bytes(data)
+    return str(root)
+
+
+# Resize to a fixed size decodes every file whole on every route (a random crop could let the
+# CPU stop before the point where a truncated file ends).
+BAD_PIPE = [ST.Resize((32, 32))]
+
+
+def outcomes_with_raise(loader) -> tuple[int, dict[str, tuple[type, str]]]:
+    """Batch size 1: (good samples delivered, {bad file name: (exception type, message)})."""
+    it = iter(loader)
+    good, errors = 0, {}
+    for _ in range(len(loader)):
+        try:
+            x, _ = next(it)
+            good += x.shape[0]
+        except Exception as e:  # noqa: BLE001 - the types are compared with the CPU's below
+            path = str(e).split(": ")[0]
+            errors[os.path.basename(path)] = (type(e), str(e))
+    with pytest.raises(StopIteration):
+        next(it)
+    return good, errors
+
+
+@needs_gpu
+@pytest.mark.parametrize("route", ROUTES)
+def test_bad_files_raise_as_on_cpu(bad_folder, route):
+    cpu_good, cpu_errors = outcomes_with_raise(sluice.Loader(bad_folder, BAD_PIPE, batch_size=1))
+    assert cpu_good == 7 and set(cpu_errors) == set(bad_files())
+    assert all(t is sluice.DecodeError for t, _ in cpu_errors.values())
+    loader = sluice.Loader(bad_folder, BAD_PIPE, batch_size=1, device="cuda", decode_route=route)
+    good, errors = outcomes_with_raise(loader)
+    assert good == 7, "every good file is delivered, before and after the errors"
+    assert set(errors) == set(cpu_errors)
+    for name, (exc_type, msg) in errors.items():
+        assert exc_type is cpu_errors[name][0], f"{name}: {exc_type.__name__}: {msg}"
+        assert msg.startswith(os.path.join(bad_folder, "mixed", name) + ": "), msg
+
+
+@needs_gpu
+@pytest.mark.parametrize("route", ROUTES)
+def test_bad_files_skipped_as_on_cpu(bad_folder, route):
+    def run(**kw):
+        loader = sluice.Loader(bad_folder, BAD_PIPE, batch_size=4, shuffle=True, seed=1,
+                               on_error="skip", **kw)
+        labels = [int(v) for _, y in loader for v in y.tolist()]
+        st = loader.stats()
+        return sorted(labels), st["skipped_count"], {s["path"] for s in st["skipped"]}
+
+    want = run()
+    bad_paths = {os.path.join(bad_folder, "mixed", name) for name in bad_files()}
+    assert want == ([0] * 6 + [1], 4, bad_paths)
+    assert run(device="cuda", decode_route=route) == want
+
+
+@needs_gpu
+@pytest.mark.parametrize("route", ROUTES)
+def test_corrupt_scan_data_skipped_as_on_cpu(tmp_path, route):
+    # Valid headers, 300 random bytes inside the entropy-coded data (as in test_errors.py).
+    # libjpeg-turbo rejects it ("corrupt JPEG data"); a GPU decoder must not hand out garbage
+    # for it: the bitstream has to be checked (markers, nvjpegJpegStreamParse) before the
+    # hardware engines or the GPU Huffman decoder see it.
+    base = good_jpeg(1)
+    sos = base.index(b"\xff\xda")
+    start = sos + 2 + int.from_bytes(base[sos + 2:sos + 4], "big") + 50
+    corrupt = bytearray(base)
+    noise = np.random.default_rng(0).integers(0, 256, 300, dtype=np.uint8)
+    corrupt[start:start + 300] = noise.tobytes()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "corrupt_scan.jpg").write_bytes(bytes(corrupt))
+    (tmp_path / "a" / "good.jpg").write_bytes(good_jpeg(2))
+
+    def skipped(**kw):
+        loader = sluice.Loader(str(tmp_path), BAD_PIPE, batch_size=2, on_error="skip", **kw)
+        n = sum(x.shape[0] for x, _ in loader)
+        return n, [os.path.basename(s["path"]) for s in loader.stats()["skipped"]]
+
+    assert skipped() == (1, ["corrupt_scan.jpg"])
+    assert skipped(device="cuda", decode_route=route) == (1, ["corrupt_scan.jpg"])
+
+
+@needs_gpu
+@pytest.mark.parametrize("route", ROUTES)
+def test_skip_drops_an_all_bad_batch(tmp_path, route):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "0.jpg").write_bytes(b"")
+    (tmp_path / "a" / "1.jpg").write_bytes(b"\xff\xd8\xff")
+    (tmp_path / "a" / "2.jpg").write_bytes(good_jpeg())
+    loader = sluice.Loader(str(tmp_path), BAD_PIPE, batch_size=2, on_error="skip",
+                           device="cuda", decode_route=route)
+    batches = [(x.shape[0], x.device, y.device, y.tolist()) for x, y in loader]
+    assert [(n, labels) for n, _, _, labels in batches] == [(1, [0])]
+    assert batches[0][1].type == batches[0][2].type == "cuda"
+    assert loader.stats()["skipped_count"] == 2
+
+
+# --- 4. Stream ordering: batches are ready on the consumer's stream and not reused early -----
+#
+# Contract: a batch taken from the iterator while stream S is current is ready on S (the
+# loader makes S wait on the batch's ready event, no host sync needed), and its memory is not
+# written again until the work S had enqueued when the tensor was released has finished.
+#
+# How the checks below turn red (each batch is compared with a synchronous reference: a
+# float64 sum, every 997th value, all pixels, the labels):
+#  * Missing wait ("read at once"): the consumer reads each batch on a side stream S right
+#    after taking it, first with two small reads enqueued within microseconds (no large
+#    allocation in between, which could stall the host long enough to hide the race). S has
+#    high priority, and throughout the run a thread keeps every SM busy with matrix products
+#    on a normal-priority stream (GpuContention), so whatever GPU work of the batch is still
+#    pending (decode, resize, normalize) crawls while S's reads go first: without the wait
+#    they see a half-written buffer (stale or uninitialized memory).
+#    test_race_check_sees_a_missing_wait proves that this check sees it, with the wait
+#    switched off through sluice._core._debug_skip_consumer_wait.
+#  * Early reuse ("read late"): S sleeps ~58 ms (GPU time) before reading each batch, and the
+#    tensor is dropped as soon as the reads are enqueued; the host loop does not wait, so S's
+#    queue grows by one sleep per batch while the loader goes on producing. A loader that
+#    rewrites a released buffer before S's reads of it have run (e.g. one that recycles it on
+#    the host-side release without an event recorded on S) makes S read a later batch.
+# Memory left over from earlier runs with the same seed would hide a missing wait (the stale
+# pixels would be the right ones), so each test uses its own seeds and runs the racy consumers
+# before the reference.
+
+SLEEP_CYCLES = int(50e6)  # torch.cuda._sleep: ~58 ms on an H100
+# "Read at once": large batches (32 x 3 x 448 x 448 float32, 77 MB), so the loader's last
+# kernel runs long; prefetch=1 and a consumer faster than the loader, so every next() waits
+# for a batch that was just finished on the host side. "Read late": smaller batches, more of
+# them, prefetch=2, so the loader has buffers to recycle while S sleeps.
+AT_ONCE = dict(batch_size=32, size=448, prefetch=1)
+LATE = dict(batch_size=16, size=224, prefetch=2)
+
+
+def race_loader(source, seed, route="auto", *, batch_size, size, prefetch):
+    return sluice.Loader(source, [ST.RandomResizedCrop(size), ST.RandomHorizontalFlip()],
+                         batch_size=batch_size, shuffle=True, seed=seed, dtype="float32",
+                         prefetch=prefetch, device="cuda", decode_route=route)
+
+
+def snapshot(images, labels) -> tuple:
+    """Reads a batch on the current stream: first two small reads that need no large
+    allocation, so they are enqueued within microseconds of next() returning (a float64 sum of
+    every value, every 997th value), then full copies of images and labels."""
+    quick = (images.sum(dtype=torch.float64), images.reshape(-1)[::997].to(torch.float64))
+    return quick + (images.clone(), labels.clone())
+
+
+def reference_batches(loader) -> list:
+    """Batches read synchronously: the whole device is idle before each read."""
+    out = []
+    for images, labels in loader:
+        torch.cuda.synchronize()
+        out.append(snapshot(images, labels))
+        torch.cuda.synchronize()
+    return out
+
+
+class GpuContention:
+    """While entered, a thread of its own keeps every SM busy with matrix products on a
+    normal-priority stream (at most 3 queued, ~10 ms each on an H100), whatever the host's
+    timing: the loader's kernels then wait for SMs, while a high-priority stream's work goes
+    first."""
+
+    def __enter__(self):
+        self._stream = torch.cuda.Stream()
+        self._mats = [torch.randn(4096, 4096, device="cuda") for _ in range(3)]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        torch.cuda.synchronize()
+        self._thread.start()
+        time.sleep(0.02)  # products are running before the loader starts
+        return self
+
+    def _run(self):
+        a, b, c = self._mats
+        queued = collections.deque()
+        torch.cuda.synchronize(self._stream.device)  # makes the CUDA context current here
+        with torch.cuda.stream(self._stream):
+            while not self._stop.is_set():
+                while queued and queued[0].query():
+                    queued.popleft()
+                if len(queued) >= 3:
+                    time.sleep(0.0005)
+                    continue
+                torch.mm(a, b, out=c)
+                done = torch.cuda.Event()
+                done.record(self._stream)
+                queued.append(done)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        torch.cuda.synchronize()
+
+
+def side_stream_batches(loader, *, sleep_cycles: int = 0, contend: bool = False) -> list:
+    """Takes each batch with a side stream S current and reads it on S (after a sleep on S if
+    sleep_cycles), dropping the batch at once; the host never waits for S until the end.
+    contend: the whole run under GpuContention."""
+    s = torch.cuda.Stream(priority=-1)  # high priority: S's work jumps ahead of pending work
+    with torch.cuda.stream(s):  # cache small blocks for S, so the quick reads allocate nothing
+        for _ in range(4):
+            torch.empty(1 << 17, dtype=torch.float64, device="cuda").zero_()
+    torch.cuda.synchronize()
+    out = []
+    with GpuContention() if contend else contextlib.nullcontext():
+        it = iter(loader)
+        while True:
+            with torch.cuda.stream(s):
+                try:
+                    images, labels = next(it)
+                except StopIteration:
+                    break
+                if sleep_cycles:
+                    torch.cuda._sleep(sleep_cycles)
+                out.append(snapshot(images, labels))
+                del images, labels  # released while S is current, before S has read them
+    torch.cuda.synchronize()
+    return out
+
+
+# decode_route="auto" splits each batch between the decoders from their measured rates, so
+# which decoder takes a sample depends on timing, and the decoders differ by a level or so on
+# these 4:4:4 fixtures (measured between two "auto" runs: max 3 levels, batch mean 0.02
+# levels). "auto" is therefore compared within ROUTE_SLACK (values are in [0, 1]); a race
+# reads stale or unwritten memory, other images entirely, far outside it. The pinned routes
+# are deterministic and compared exactly; labels always are.
+ROUTE_SLACK = dict(max=4 / 255, mean=0.25 / 255)
+
+
+def differing_batches(ref: list, got: list, slack: dict | None = None) -> list[str]:
+    """What differs between two lists of snapshots: exactly, or beyond slack (see above)."""
+    assert len(got) == len(ref)
+    bad = []
+    for k, (r, g) in enumerate(zip(ref, got)):
+        (r_sum, r_some, r_img, r_lab), (g_sum, g_some, g_img, g_lab) = r, g
+        if not torch.equal(g_lab, r_lab):
+            bad.append(f"batch {k}: labels {g_lab.tolist()} != {r_lab.tolist()}")
+        for what, x, y in (("sum", g_sum, r_sum), ("every 997th value", g_some, r_some),
+                           ("images", g_img, r_img)):
+            if x.shape != y.shape:
+                bad.append(f"batch {k}: {what}: shape {tuple(x.shape)} != {tuple(y.shape)}")
+                continue
+            diff = (x.double() - y.double()).abs()
+            if what == "sum":  # a sum of n values: within n x mean slack
+                ok = diff.item() <= (slack["mean"] * r_img.numel() if slack else 0)
+            else:
+                ok = (diff.max().item() <= slack["max"] and diff.mean().item() <= slack["mean"]
+                      if slack else torch.equal(x, y))
+            if not ok:
+                bad.append(f"batch {k}: {what}: {int((diff > 0).sum())} of {y.numel()} values "
+                           f"differ, by up to {diff.max().item():.4g}")
+    return bad
+
+
+@needs_gpu
+@pytest.mark.parametrize("route", ROUTES)
+def test_batches_are_ready_on_the_consumer_stream_and_not_reused_early(
+        small_folder, imagenet_folder, route):
+    seed = 21 + ROUTES.index(route)  # per route: no stale memory from another route's run
+    big = pairs_of(imagenet_folder, repeat=2)  # 96 samples: 3 batches of 32
+    small = pairs_of(small_folder, repeat=6)   # 90 samples: 6 batches of 16 (the last 10)
+    at_once = side_stream_batches(race_loader(big, seed, route, **AT_ONCE), contend=True)
+    late = side_stream_batches(race_loader(small, seed, route, **LATE), sleep_cycles=SLEEP_CYCLES)
+    ref_at_once = reference_batches(race_loader(big, seed, route, **AT_ONCE))
+    ref_late = reference_batches(race_loader(small, seed, route, **LATE))
+    assert [r[2].shape[0] for r in ref_at_once] == [32, 32, 32]
+    assert [r[2].shape[0] for r in ref_late] == [16] * 5 + [10]
+    assert all(r[2].is_cuda and r[3].is_cuda for r in ref_at_once + ref_late)
+    slack = ROUTE_SLACK if route == "auto" else None
+    assert differing_batches(ref_at_once, at_once, slack) == [], "read at once on a side stream"
+    assert differing_batches(ref_late, late, slack) == [], "read late on a side stream"
+
+
+@needs_gpu
+def test_race_check_sees_a_missing_wait(imagenet_folder):
+    # With the consumer wait switched off, the read-at-once consumer above must see unfinished
+    # batches; if it never does, it proves nothing (e.g. because the loader waits for each
+    # batch on the host before handing it out, which makes the wait moot but also slow).
+    # Pinned routes, and differences beyond ROUTE_SLACK only: what is seen is a race, not a
+    # decoder choice. Up to 3 attempts, one per pinned route (the first sluice version showed
+    # the race most on "cpu", then "hybrid"), each with its own seed: stale memory from one
+    # attempt must not be the next attempt's right answer.
+    big = pairs_of(imagenet_folder, repeat=2)
+    seen = []
+    for attempt, route in enumerate(["cpu", "hybrid", "hardware"]):
+        seed = 1000 + attempt
+        sluice._core._debug_skip_consumer_wait(True)
+        try:
+            racy = side_stream_batches(race_loader(big, seed, route, **AT_ONCE), contend=True)
+        finally:
+            sluice._core._debug_skip_consumer_wait(False)
+        ref = reference_batches(race_loader(big, seed, route, **AT_ONCE))
+        seen = differing_batches(ref, racy, ROUTE_SLACK)
+        if seen:
+            break
+    assert seen, ("with _debug_skip_consumer_wait(True) every batch still matched the "
+                  "reference in 3 attempts: the stream check cannot see a missing wait")
+
+
+# --- 5. GPU memory ----------------------------------------------------------------------------
+
+@needs_gpu
+def test_gpu_memory_budget_is_respected(imagenet_folder):
+    budget = 512 << 20
+    source = pairs_of(imagenet_folder, repeat=3)  # 144 samples: batches of 64, 64, 16
+    loader = sluice.Loader(source, [ST.RandomResizedCrop(224), ST.RandomHorizontalFlip()],
+                           batch_size=64, shuffle=True, dtype="float16", device="cuda",
+                           gpu_memory_budget=budget)
+    n = 0
+    for images, labels in loader:
+        assert images.dtype == torch.float16 and images.shape[1:] == (3, 224, 224)
+        st = loader.stats()
+        assert 0 < st["gpu_memory_in_use"] <= budget, st["gpu_memory_in_use"]  # holds a batch
+        n += images.shape[0]
+        del images, labels
+    assert n == 144
+    st = loader.stats()
+    assert 0 < st["gpu_memory_peak"] <= budget, st["gpu_memory_peak"]
+    assert 0 <= st["gpu_memory_in_use"] <= st["gpu_memory_peak"]
+    # The CPU loader's keys are all still there.
+    for key in ("samples", "batches", "bytes_read", "stage_seconds", "wait_seconds",
+                "wall_seconds", "host_memory_in_use", "host_memory_peak", "skipped",
+                "skipped_count", "route_samples"):
+        assert key in st, key
+    assert st["samples"] == 144 and st["batches"] == 3 and st["skipped_count"] == 0
+    assert sum(st["route_samples"].values()) == 144
+
+
+@needs_gpu
+def test_gpu_memory_budget_too_small_for_one_batch(imagenet_folder):
+    # One batch of 32 x 3 x 224 x 224 float16 alone is 9.6 MB > 1 MiB.
+    with pytest.raises((MemoryError, RuntimeError), match="gpu_memory_budget"):
+        loader = sluice.Loader(imagenet_folder, [ST.RandomResizedCrop(224)], batch_size=32,
+                               dtype="float16", device="cuda", gpu_memory_budget=1 << 20)
+        next(iter(loader))
+
+
+# --- 6. Labels, length, device names ----------------------------------------------------------
+
+@needs_gpu
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", "torch.device"])
+def test_labels_len_and_device_names(small_folder, device):
+    if device == "torch.device":
+        device = torch.device("cuda", 0)
+    tf = [ST.RandomResizedCrop(32), ST.RandomHorizontalFlip(), IMAGENET]
+    cpu = sluice.Loader(small_folder, tf, batch_size=4, shuffle=True, seed=8)
+    gpu = sluice.Loader(small_folder, tf, batch_size=4, shuffle=True, seed=8, device=device)
+    assert len(gpu) == len(cpu) == 4  # 15 samples
+    assert gpu.num_samples == 15 and gpu.classes == cpu.classes and gpu.samples == cpu.samples
+    sizes = []
+    for (x, y), (_, cy) in zip(gpu, cpu, strict=True):
+        assert x.device == y.device == torch.device("cuda", 0)
+        assert y.dtype == torch.int64 and y.shape == (x.shape[0],)
+        assert y.cpu().tolist() == cy.tolist()
+        sizes.append(x.shape[0])
+    assert sizes == [4, 4, 4, 3]
+    drop = sluice.Loader(small_folder, tf, batch_size=4, last_batch="drop", device=device)
+    assert len(drop) == 3 and [x.shape[0] for x, _ in drop] == [4, 4, 4]
+
+
+@needs_gpu
+def test_device_index_out_of_range(small_folder):
+    with pytest.raises((ValueError, RuntimeError), match="(?i)cuda"):
+        sluice.Loader(small_folder, [ST.CenterCrop(8)], device=f"cuda:{cuda_device_count()}")
