@@ -34,7 +34,7 @@ if [ "$what" != tests ]; then
   [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet | tee -a "$OUT/bench.log" && touch /tmp/data_a.done; }
   [ -f /tmp/data_b.done ] || { "$PY" -m sluice make-dataset /tmp/data_b -n "${N:-4096}" --preset small --quiet | tee -a "$OUT/bench.log" && touch /tmp/data_b.done; }
   echo "datasets: $(( $(date +%s) - t1 ))s"
-  timeout 560 "$PY" bench/gpu_bench.py /tmp/data_a /tmp/data_b --seconds "${SECONDS_PER_ROW:-8}" \
+  timeout "${GPUBENCH_TIMEOUT:-560}" "$PY" bench/gpu_bench.py /tmp/data_a /tmp/data_b --seconds "${SECONDS_PER_ROW:-8}" \
     --timeout 90 --json "$OUT/gpu.json" 2>&1 | tee -a "$OUT/gpubench.log" | grep -v "^  "
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

@@ -1,5 +1,9 @@
 #include "pipeline/gpu_executor.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -31,6 +35,7 @@ namespace {
 
 constexpr size_t kAlign = 256;
 constexpr int kFeederCores = 4;  // cores auto mode leaves to feeding the engines
+constexpr int kDecodeNice = 5;   // and the CPU-side decoders' nice level there
 size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 std::atomic<bool> g_skip_consumer_wait{false};
@@ -119,9 +124,14 @@ class GpuExecutor : public BatchExecutor {
     cudaEvent_t alloc_ready = nullptr, hw_done = nullptr;
     cudaEvent_t ready = nullptr;  // after the kernel; handed to the batch's BatchSync
     bool used_hw = false;
-    int64_t planned_ns = 0;                 // for the scheduler: when the routes were set,
-    std::atomic<int64_t> hw_finished_ns{0};  // when the engines' part was done (auto mode),
-    std::atomic<int64_t> cpu_finished_ns{0}; // when the last CPU-side sample was
+    struct Timing {                           // for the scheduler (auto mode); no CUDA
+      int64_t planned_ns = 0;                 // objects, so a host callback may own it
+      std::atomic<int64_t> hw_finished_ns{0};
+      std::atomic<int64_t> cpu_finished_ns{0};
+      std::atomic<int> parts{0};              // of the two, how many are known (see Timed)
+      bool has_hw = false;
+    };
+    std::shared_ptr<Timing> timing = std::make_shared<Timing>();
     bool done = false;           // guarded by mu_
     ~InFlight() {
       if (alloc_ready != nullptr) cudaEventDestroy(alloc_ready);
@@ -141,6 +151,10 @@ class GpuExecutor : public BatchExecutor {
   Status DecodeCpu(InFlight& b, Sample& s, WorkerScratch* w);
   Status PackSample(InFlight& b, Sample& s, ResizeScratch* scratch);
   void Done(const BatchPtr& b, int count);
+  // Auto mode: called once when the batch's CPU side is done and once when its engine part is
+  // (a host callback on the engine stream, so no thread waits for it); the second call tells the
+  // scheduler which side finished later.
+  void Timed(InFlight::Timing& t);
   void Launch(const BatchPtr& b);
   Status Enqueue(InFlight& b, const std::vector<int>& kept);
   void Release(InFlight& b);
@@ -444,7 +458,8 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
     if (!s.status.ok()) continue;
     (s.route == Route::kHardware ? hw : cpu_side).push_back(i);
   }
-  b->planned_ns = NowNs();
+  b->timing->planned_ns = NowNs();
+  b->timing->has_hw = !hw.empty();
   b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
   if (!hw.empty())
     hw_pool_->Submit([this, b, hw = std::move(hw)](int t) mutable { DecodeHardware(b, std::move(hw), t); });
@@ -496,17 +511,38 @@ void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members, in
   }
   b->pending.fetch_add(static_cast<int>(fallback.size()));
   for (int i : fallback) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
-  if (decoded > 0 && options_.decode_route == DecodeRoute::kAuto) {
-    // When the engines finished, for the scheduler: this thread waits for its own stream only
-    // (never the consumer), while the other engine thread feeds the engines.
-    cudaEventSynchronize(b->hw_done);
-    b->hw_finished_ns.store(NowNs());
+  if (b->used_hw && options_.decode_route == DecodeRoute::kAuto) {
+    // When the engines finish, for the scheduler, from a host callback: nothing waits for it.
+    // (The destructor waits for the engine streams, so `this` outlives the callback.)
+    using Hold = std::pair<GpuExecutor*, std::shared_ptr<InFlight::Timing>>;
+    auto* hold = new Hold(this, b->timing);
+    const cudaError_t cb = cudaLaunchHostFunc(
+        stream,
+        [](void* p) {
+          auto* h = static_cast<Hold*>(p);
+          h->second->hw_finished_ns.store(NowNs());
+          h->first->Timed(*h->second);
+          delete h;
+        },
+        hold);
+    if (cb != cudaSuccess) {
+      delete hold;
+      Timed(*b->timing);
+    }
   }
   Done(b, 1);
 }
 
 void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
   Sample& s = b->samples[static_cast<size_t>(i)];
+  if (!hw_.empty() && options_.decode_route == DecodeRoute::kAuto) {
+    // Decode threads yield to the threads that feed the engines (a few nice levels lower).
+    thread_local bool lowered = false;
+    if (!lowered) {
+      lowered = true;
+      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kDecodeNice);
+    }
+  }
   if (!b->cancelled.load(std::memory_order_relaxed)) {
     cudaSetDevice(options_.device.index);
     WorkerScratch* w = scratch_[static_cast<size_t>(worker)].get();
@@ -528,7 +564,8 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
     route_samples_[static_cast<int>(s.route)].fetch_add(1, std::memory_order_relaxed);
     const int64_t t1 = NowNs();
     scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(t1 - t0) * 1e-9);
-    for (int64_t f = b->cpu_finished_ns.load(); t1 > f && !b->cpu_finished_ns.compare_exchange_weak(f, t1);) {
+    for (int64_t f = b->timing->cpu_finished_ns.load();
+         t1 > f && !b->timing->cpu_finished_ns.compare_exchange_weak(f, t1);) {
     }
   }
   Done(b, 1);
@@ -574,6 +611,13 @@ void GpuExecutor::Done(const BatchPtr& b, int count) {
   if (b->pending.fetch_sub(count) == count) Launch(b);
 }
 
+void GpuExecutor::Timed(InFlight::Timing& t) {
+  if (t.parts.fetch_add(1) + 1 != (t.has_hw ? 2 : 1)) return;
+  const int64_t hw = t.hw_finished_ns.load(), cpu = t.cpu_finished_ns.load();
+  scheduler_->RecordBatch(hw > 0 ? static_cast<double>(hw - t.planned_ns) * 1e-9 : -1,
+                          cpu > 0 ? static_cast<double>(cpu - t.planned_ns) * 1e-9 : -1);
+}
+
 void GpuExecutor::Launch(const BatchPtr& b) {
   cudaSetDevice(options_.device.index);
   ScopedTimer timer(&counters_.collate_ns);
@@ -582,11 +626,7 @@ void GpuExecutor::Launch(const BatchPtr& b) {
     if (b->samples[static_cast<size_t>(i)].status.ok()) kept.push_back(i);
   if (b->status.ok() && !b->cancelled.load(std::memory_order_relaxed) && !kept.empty())
     b->status = Enqueue(*b, kept);
-  if (options_.decode_route == DecodeRoute::kAuto && b->planned_ns > 0) {
-    const int64_t hw = b->hw_finished_ns.load(), cpu = b->cpu_finished_ns.load();
-    scheduler_->RecordBatch(hw > 0 ? static_cast<double>(hw - b->planned_ns) * 1e-9 : -1,
-                            cpu > 0 ? static_cast<double>(cpu - b->planned_ns) * 1e-9 : -1);
-  }
+  if (options_.decode_route == DecodeRoute::kAuto && b->timing->planned_ns > 0) Timed(*b->timing);
   Release(*b);
   MarkDone(b);
 }
