@@ -43,7 +43,8 @@ ResizeFinishKernel(const GpuResizeSample* samples, const int32_t* table, GpuFini
     }
   }
   __syncthreads();
-  const int lo = s_lo, span = max(0, s_hi - s_lo);
+  // A tile whose rows are all padding reads nothing (s_lo > s_hi: no subtraction, it overflows).
+  const int lo = s_lo, span = s_hi > s_lo ? s_hi - s_lo : 0;
 
   // Horizontal pass over the input rows this tile reads, rounded to 8 bits (as PIL).
   for (int i = threadIdx.x; i < span * cols; i += blockDim.x) {
@@ -138,7 +139,7 @@ Status PackResizeTaps(const ResizeParams& p, int64_t offset, int32_t* table, Res
         lo = std::min(lo, first[y]);
         hi = std::max(hi, first[y] + count[y]);
       }
-      fits = hi - lo <= max_rows;
+      fits = hi <= lo || hi - lo <= max_rows;  // all padding: reads nothing
     }
     if (fits) {
       s->tile_rows = t;
