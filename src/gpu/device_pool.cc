@@ -19,12 +19,19 @@ Result<std::shared_ptr<DevicePool>> DevicePool::Create(int device, int64_t budge
   // Keep freed memory cached (up to the budget) instead of returning it at every sync.
   uint64_t threshold = static_cast<uint64_t>(budget);
   cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
-  return std::shared_ptr<DevicePool>(new DevicePool(device, budget, pool));
+  cudaStream_t stream = nullptr;
+  const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess) {
+    cudaMemPoolDestroy(pool);
+    return CudaStatus(e, "cudaStreamCreateWithFlags");
+  }
+  return std::shared_ptr<DevicePool>(new DevicePool(device, budget, pool, stream));
 }
 
 DevicePool::~DevicePool() {
   // Buffers still handed out keep the pool alive through shared_from_this, so none remain.
   cudaDeviceSynchronize();
+  cudaStreamDestroy(stream_);
   cudaMemPoolDestroy(pool_);
 }
 
@@ -65,9 +72,15 @@ Result<std::shared_ptr<DevicePool::SharedBuffer>> DevicePool::AllocateShared(siz
   auto* buf = new SharedBuffer;
   buf->data = p;
   buf->bytes = bytes;
-  buf->release_stream.store(stream);
+  (void)stream;
   return std::shared_ptr<SharedBuffer>(buf, [self](SharedBuffer* b) {
-    self->Free(b->data, b->bytes, b->release_stream.load());
+    cudaStream_t s = b->release_stream.load();
+    if (s == nullptr) {
+      s = self->stream_;
+      if (b->ready != nullptr) cudaStreamWaitEvent(s, b->ready, 0);
+    }
+    self->Free(b->data, b->bytes, s);
+    if (b->ready != nullptr) cudaEventDestroy(b->ready);
     delete b;
   });
 }

@@ -38,12 +38,15 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   // Returns `p` (of `bytes`) once the work queued on `stream` so far has finished.
   void Free(void* p, size_t bytes, cudaStream_t stream);
 
-  // A buffer freed when the last copy goes, on the stream `release_stream` holds at that moment
-  // (the consumer's, once one is set), so that the memory outlives the work reading it.
+  // A buffer freed when the last copy goes: on `release_stream` if a consumer set one (it must
+  // then outlive the buffer), else on the pool's own stream after `ready` (the producer's event,
+  // owned by the buffer), so that the memory outlives the work writing and reading it, and the
+  // producer's streams need not outlive it.
   struct SharedBuffer {
     void* data = nullptr;
     size_t bytes = 0;
     std::atomic<cudaStream_t> release_stream{nullptr};
+    cudaEvent_t ready = nullptr;
   };
   Result<std::shared_ptr<SharedBuffer>> AllocateShared(size_t bytes, cudaStream_t stream);
 
@@ -59,12 +62,13 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   void Trim(int64_t keep = 0);
 
  private:
-  DevicePool(int device, int64_t budget, cudaMemPool_t pool)
-      : device_(device), budget_(budget), pool_(pool) {}
+  DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaStream_t stream)
+      : device_(device), budget_(budget), pool_(pool), stream_(stream) {}
 
   const int device_;
   const int64_t budget_;
   cudaMemPool_t pool_;
+  cudaStream_t stream_;  // releases SharedBuffers no consumer claimed
   std::atomic<int64_t> in_use_{0}, peak_{0};
 };
 

@@ -40,25 +40,22 @@ size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 std::atomic<bool> g_skip_consumer_wait{false};
 
-// The DeviceSync of one batch's output: its ready event, and the buffer whose release follows
-// the consumer's stream.
+// The DeviceSync of one batch's output: the consumer's stream waits for the buffer's ready
+// event, and the buffer's release follows that stream.
 class BatchSync : public DeviceSync {
  public:
-  BatchSync(std::shared_ptr<DevicePool::SharedBuffer> buffer, cudaEvent_t ready)
-      : buffer_(std::move(buffer)), ready_(ready) {}
-  ~BatchSync() override { cudaEventDestroy(ready_); }
+  explicit BatchSync(std::shared_ptr<DevicePool::SharedBuffer> buffer) : buffer_(std::move(buffer)) {}
 
   Status ConsumeOn(uintptr_t stream) override {
     const cudaStream_t s = DlpackStream(stream);
     if (!g_skip_consumer_wait.load(std::memory_order_relaxed))
-      SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(s, ready_, 0));
+      SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(s, buffer_->ready, 0));
     buffer_->release_stream.store(s);
     return Status::OK();
   }
 
  private:
   std::shared_ptr<DevicePool::SharedBuffer> buffer_;
-  cudaEvent_t ready_;
 };
 
 NormalizeParams FinishParams(const Plan& plan, const LoaderOptions& options) {
@@ -122,7 +119,6 @@ class GpuExecutor : public BatchExecutor {
     std::shared_ptr<uint8_t> table_host;  // pinned: descriptors, then taps
     std::shared_ptr<DevicePool::SharedBuffer> output;
     cudaEvent_t alloc_ready = nullptr, hw_done = nullptr;
-    cudaEvent_t ready = nullptr;  // after the kernel; handed to the batch's BatchSync
     bool used_hw = false;
     struct Timing {                           // for the scheduler (auto mode); no CUDA
       int64_t planned_ns = 0;                 // objects, so a host callback may own it
@@ -136,7 +132,6 @@ class GpuExecutor : public BatchExecutor {
     ~InFlight() {
       if (alloc_ready != nullptr) cudaEventDestroy(alloc_ready);
       if (hw_done != nullptr) cudaEventDestroy(hw_done);
-      if (ready != nullptr) cudaEventDestroy(ready);
     }
   };
   using BatchPtr = std::shared_ptr<InFlight>;
@@ -647,12 +642,21 @@ Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
   SLUICE_CUDA_RETURN_IF_ERROR(LaunchResizeFinish(
       reinterpret_cast<const GpuResizeSample*>(b.table_dev), static_cast<int>(kept.size()), max_tiles,
       reinterpret_cast<const int32_t*>(b.table_dev + b.desc_bytes), gpu_finish_, b.stream));
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&b.ready, cudaEventDisableTiming));
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventRecord(b.ready, b.stream));
   return Status::OK();
 }
 
 void GpuExecutor::Release(InFlight& b) {
+  // The output's ready event (after the kernel, or after its allocation when nothing ran): the
+  // buffer owns it; consumers wait on it, and an unclaimed buffer is freed after it.
+  if (b.output != nullptr && b.output->ready == nullptr) {
+    cudaEvent_t ready = nullptr;
+    if (cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) == cudaSuccess) {
+      cudaEventRecord(ready, b.stream);
+      b.output->ready = ready;
+    } else {
+      cudaStreamSynchronize(b.stream);
+    }
+  }
   // Everything the kernel reads goes back stream-ordered after it; host buffers once the stream
   // has passed this point (a host callback, which makes no CUDA calls).
   if (b.used_hw && b.hw_done != nullptr) cudaStreamWaitEvent(b.stream, b.hw_done, 0);
@@ -712,8 +716,7 @@ Result<std::optional<Batch>> GpuExecutor::Next() {
       if (!s.status.ok()) skips_.Record(s.index, b->epoch, s.status);
     if (kept.empty()) continue;
 
-    auto sync = std::make_shared<BatchSync>(b->output, b->ready);
-    b->ready = nullptr;  // the BatchSync owns it now
+    auto sync = std::make_shared<BatchSync>(b->output);
     std::shared_ptr<void> owner(b->output, b->output->data);
     const Device device = options_.device;
     const int64_t n = static_cast<int64_t>(kept.size());

@@ -196,6 +196,8 @@ TEST_F(GpuLoaderTest, Float16AndVariableSizeUint8) {
   }
 }
 
+// Also: the batches `Run` returns outlive their loader unconsumed (no consumer stream set); their
+// memory must then be released without the loader's streams (this crashed in cuMemFreeAsync).
 TEST_F(GpuLoaderTest, BadFilesRaiseOrSkipAsOnTheCpu) {
   for (DecodeRoute route : {DecodeRoute::kHardware, DecodeRoute::kHybrid, DecodeRoute::kCpu}) {
     LoaderOptions o = Opts(Device{DeviceType::kCUDA, 0}, route);

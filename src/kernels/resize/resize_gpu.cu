@@ -43,8 +43,10 @@ ResizeFinishKernel(const GpuResizeSample* samples, const int32_t* table, GpuFini
     }
   }
   __syncthreads();
-  // A tile whose rows are all padding reads nothing (s_lo > s_hi: no subtraction, it overflows).
-  const int lo = s_lo, span = s_hi > s_lo ? s_hi - s_lo : 0;
+  // A tile whose rows are all padding reads nothing. Test the sentinel itself: INT_MIN - INT_MAX
+  // overflows, and the compiler may turn "hi > lo ? hi - lo : 0" into max(hi - lo, 0), which then
+  // gives 1 (seen with nvcc 13.0: a read of row INT_MAX).
+  const int lo = s_lo, span = s_lo == INT_MAX ? 0 : s_hi - s_lo;
 
   // Horizontal pass over the input rows this tile reads, rounded to 8 bits (as PIL).
   for (int i = threadIdx.x; i < span * cols; i += blockDim.x) {
@@ -139,7 +141,7 @@ Status PackResizeTaps(const ResizeParams& p, int64_t offset, int32_t* table, Res
         lo = std::min(lo, first[y]);
         hi = std::max(hi, first[y] + count[y]);
       }
-      fits = hi <= lo || hi - lo <= max_rows;  // all padding: reads nothing
+      fits = lo == INT_MAX || hi - lo <= max_rows;  // all padding: reads nothing
     }
     if (fits) {
       s->tile_rows = t;
