@@ -36,13 +36,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     loader = Loader(data, transform, batch_size=args.batch_size, device=args.device, shuffle=True,
                     seed=args.seed, dtype=args.dtype, layout=args.layout, on_error=args.on_error,
                     num_threads=args.threads, io_threads=args.io_threads, prefetch=args.prefetch,
-                    output="numpy" if args.numpy else "auto")
+                    output="numpy" if args.numpy else "auto",
+                    **({"decode_route": args.decode_route} if args.device.startswith("cuda") else {}))
+    cuda = args.device.startswith("cuda")
+
+    def sync() -> None:  # GPU batches are queued work: count them once they are done
+        if cuda:
+            import torch  # noqa: PLC0415
+
+            torch.cuda.synchronize()
     n = loader.num_samples
     # Warm-up: one pass fills the page cache and the memory pools; it is not timed.
     if args.warmup:
         with Progress(len(loader), "warm-up", unit="batch", enabled=not args.quiet) as bar:
             for _ in loader:
                 bar.update()
+    sync()
     loader.reset_stats()
     images = 0
     start = time.perf_counter()
@@ -51,6 +60,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             for x, _y in loader:
                 images += x.shape[0]
                 bar.update(x.shape[0])
+    sync()
     wall = time.perf_counter() - start
     st = loader.stats()
     rate = images / wall
@@ -66,6 +76,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "host_memory_peak_mib": st["host_memory_peak"] / 2**20,
         "skipped": st["skipped_count"],
     }
+    if cuda:
+        result["gpu_memory_peak_mib"] = st["gpu_memory_peak"] / 2**20
+        result["route_samples"] = st["route_samples"]
     if args.json:
         print(json.dumps(result))
         return 0
@@ -91,6 +104,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ("host memory peak", f"{result['host_memory_peak_mib']:.0f} MiB"),
         ("skipped files", f"{st['skipped_count']}"),
     ]
+    if cuda:
+        routes = st["route_samples"]
+        rows += [("GPU memory peak (pool)", f"{result['gpu_memory_peak_mib']:.0f} MiB"),
+                 ("decoded hw / hybrid / cpu", f"{routes['hardware']}/{routes['hybrid']}/{routes['cpu']}")]
     w = max(len(r[0]) for r in rows)
     print(f"| {'metric':<{w}} | {'value':>14} |")
     print(f"|{'-' * (w + 2)}|{'-' * 16}|")
@@ -138,7 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--epochs", type=int, default=2, help="timed epochs")
     b.add_argument("--no-warmup", dest="warmup", action="store_false")
     b.add_argument("--no-flip", action="store_true")
-    b.add_argument("--prefetch", type=int, default=2)
+    b.add_argument("--prefetch", type=int, default=None, help="batches ahead (default: 2 CPU, 3 GPU)")
+    b.add_argument("--decode-route", default="auto", choices=["auto", "hardware", "hybrid", "cpu"],
+                   help="GPU path: which JPEG decoder (default: all together)")
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--on-error", default="skip", choices=["raise", "skip"])
     b.add_argument("--numpy", action="store_true", help="NumPy output instead of torch")

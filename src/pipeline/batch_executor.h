@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "sluice/loader.h"
+#include "sluice/source.h"
 
 namespace sluice {
 
@@ -22,6 +24,14 @@ class BatchExecutor {
   virtual LoaderStats Stats() const = 0;
   virtual void ResetStats() = 0;
 };
+
+// The labels tensor of a batch of these dataset indices.
+inline Tensor BatchLabels(const Source& source, const std::vector<int64_t>& indices) {
+  Tensor labels = Tensor::Empty({static_cast<int64_t>(indices.size())}, DType::kInt64);
+  int64_t* out = labels.data_as<int64_t>();
+  for (size_t k = 0; k < indices.size(); ++k) out[k] = source.samples()[static_cast<size_t>(indices[k])].label;
+  return labels;
+}
 
 }  // namespace sluice
 

@@ -37,7 +37,7 @@ Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& 
                    return p;
                  }(),
                  options.dct_scaling),
-      skips_(source), pool_(HostPool::Create()), stats_start_ns_(NowNs()) {
+      skips_(source), pool_(HostPool::Create()) {
   const int64_t n = source.size(), bs = options.batch_size;
   num_batches_ = options.last_batch == LastBatch::kDrop ? n / bs : (n + bs - 1) / bs;
   if (plan.fixed_size())
@@ -207,29 +207,17 @@ Result<std::optional<Batch>> Executor::Next() {
     } else {
       out.image_list = TensorList(std::move(outputs));
     }
-    out.labels = Tensor::Empty({kept}, DType::kInt64);
-    int64_t* labels = out.labels.data_as<int64_t>();
-    for (int i = 0; i < kept; ++i)
-      labels[i] = source_.samples()[static_cast<size_t>(indices[static_cast<size_t>(i)])].label;
+    out.labels = BatchLabels(source_, indices);
     out.indices = std::move(indices);
-    samples_.fetch_add(kept, std::memory_order_relaxed);
-    batches_.fetch_add(1, std::memory_order_relaxed);
+    counters_.samples.fetch_add(kept, std::memory_order_relaxed);
+    counters_.batches.fetch_add(1, std::memory_order_relaxed);
     return std::optional<Batch>(std::move(out));
   }
 }
 
 LoaderStats Executor::Stats() const {
   LoaderStats s;
-  auto sec = [](const std::atomic<int64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; };
-  s.samples = samples_.load();
-  s.batches = batches_.load();
-  s.bytes_read = counters_.bytes_read.load();
-  s.read_s = sec(counters_.read_ns);
-  s.decode_s = sec(counters_.decode_ns);
-  s.transform_s = sec(counters_.transform_ns);
-  s.collate_s = sec(counters_.collate_ns);
-  s.wait_s = sec(counters_.wait_ns);
-  s.wall_s = static_cast<double>(NowNs() - stats_start_ns_.load()) * 1e-9;
+  counters_.Fill(&s);
   s.num_threads = options_.num_threads;
   s.io_threads = options_.io_threads;
   const HostPool::Usage u = pool_->usage();
@@ -241,9 +229,6 @@ LoaderStats Executor::Stats() const {
 
 void Executor::ResetStats() {
   counters_.Reset();
-  samples_.store(0);
-  batches_.store(0);
-  stats_start_ns_.store(NowNs());
   skips_.Reset();
 }
 

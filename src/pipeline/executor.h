@@ -68,8 +68,6 @@ class Executor : public BatchExecutor {
   mutable std::mutex mu_;          // guards InFlight::remaining
   std::condition_variable done_cv_;
   StageCounters counters_;
-  std::atomic<int64_t> samples_{0}, batches_{0};
-  std::atomic<int64_t> stats_start_ns_;
 
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
   // Declared last: destroyed first, so no task outlives the members it uses.

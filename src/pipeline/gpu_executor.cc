@@ -78,7 +78,7 @@ class GpuExecutor : public BatchExecutor {
       : source_(source), plan_(plan), options_(options),
         sampler_(source.size(), options.shuffle, options.seed),
         finish_(FinishParams(plan, options)), processor_(plan, finish_, options.dct_scaling),
-        skips_(source), stats_start_ns_(NowNs()) {}
+        skips_(source) {}
   ~GpuExecutor() override;
 
   Status Init();
@@ -192,9 +192,7 @@ class GpuExecutor : public BatchExecutor {
   mutable std::mutex mu_;
   std::condition_variable done_cv_;
   StageCounters counters_;
-  std::atomic<int64_t> samples_{0}, batches_{0};
   std::atomic<int64_t> route_samples_[kNumRoutes] = {};
-  std::atomic<int64_t> stats_start_ns_;
 
   std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
@@ -740,29 +738,17 @@ Result<std::optional<Batch>> GpuExecutor::Next() {
       }
       out.image_list = TensorList(std::move(list));
     }
-    out.labels = Tensor::Empty({n}, DType::kInt64);
-    int64_t* labels = out.labels.data_as<int64_t>();
-    for (int64_t k = 0; k < n; ++k)
-      labels[k] = source_.samples()[static_cast<size_t>(indices[static_cast<size_t>(k)])].label;
+    out.labels = BatchLabels(source_, indices);
     out.indices = std::move(indices);
-    samples_.fetch_add(n, std::memory_order_relaxed);
-    batches_.fetch_add(1, std::memory_order_relaxed);
+    counters_.samples.fetch_add(n, std::memory_order_relaxed);
+    counters_.batches.fetch_add(1, std::memory_order_relaxed);
     return std::optional<Batch>(std::move(out));
   }
 }
 
 LoaderStats GpuExecutor::Stats() const {
   LoaderStats s;
-  auto sec = [](const std::atomic<int64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; };
-  s.samples = samples_.load();
-  s.batches = batches_.load();
-  s.bytes_read = counters_.bytes_read.load();
-  s.read_s = sec(counters_.read_ns);
-  s.decode_s = sec(counters_.decode_ns);
-  s.transform_s = sec(counters_.transform_ns);
-  s.collate_s = sec(counters_.collate_ns);
-  s.wait_s = sec(counters_.wait_ns);
-  s.wall_s = static_cast<double>(NowNs() - stats_start_ns_.load()) * 1e-9;
+  counters_.Fill(&s);
   s.num_threads = options_.num_threads;
   s.io_threads = options_.io_threads;
   const HostPool::Usage host = host_->usage();
@@ -779,10 +765,7 @@ LoaderStats GpuExecutor::Stats() const {
 
 void GpuExecutor::ResetStats() {
   counters_.Reset();
-  samples_.store(0);
-  batches_.store(0);
   for (auto& r : route_samples_) r.store(0);
-  stats_start_ns_.store(NowNs());
   skips_.Reset();
 }
 

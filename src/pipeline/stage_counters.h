@@ -5,6 +5,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/clock.h"
+#include "sluice/loader.h"
+
 namespace sluice {
 
 struct StageCounters {
@@ -15,9 +18,28 @@ struct StageCounters {
   std::atomic<int64_t> wait_ns{0};
   std::atomic<int64_t> bytes_read{0};
 
+  std::atomic<int64_t> samples{0};  // delivered in batches
+  std::atomic<int64_t> batches{0};
+  std::atomic<int64_t> start_ns{NowNs()};
+
   void Reset() {
-    for (auto* c : {&read_ns, &decode_ns, &transform_ns, &collate_ns, &wait_ns, &bytes_read})
+    for (auto* c : {&read_ns, &decode_ns, &transform_ns, &collate_ns, &wait_ns, &bytes_read, &samples, &batches})
       c->store(0, std::memory_order_relaxed);
+    start_ns.store(NowNs());
+  }
+
+  // The counters' part of LoaderStats: samples, batches, bytes, stage and wall seconds.
+  void Fill(LoaderStats* s) const {
+    auto sec = [](const std::atomic<int64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; };
+    s->samples = samples.load();
+    s->batches = batches.load();
+    s->bytes_read = bytes_read.load();
+    s->read_s = sec(read_ns);
+    s->decode_s = sec(decode_ns);
+    s->transform_s = sec(transform_ns);
+    s->collate_s = sec(collate_ns);
+    s->wait_s = sec(wait_ns);
+    s->wall_s = static_cast<double>(NowNs() - start_ns.load()) * 1e-9;
   }
 };
 
