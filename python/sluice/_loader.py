@@ -61,13 +61,14 @@ class Loader:
         on_error: ``"raise"`` raises at the batch that holds a bad file, naming it;
             ``"skip"`` leaves bad samples out and lists them in :meth:`stats`.
         num_threads: compute threads (default: every CPU this process may use).
-        io_threads: file-reading threads (default 2).
+        io_threads: file-reading threads (default 2; 4 on the GPU, where they also parse headers).
         prefetch: batches prepared ahead of the consumer (default 2 on the CPU, 3 on the GPU,
             whose batches pass through more stages).
         dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much.
         output: ``"torch"``, ``"numpy"`` or ``"auto"`` (torch when installed).
-        decode_route: GPU path only. ``"auto"`` splits each batch between the decoders from
-            their measured rates; ``"hardware"``, ``"hybrid"`` or ``"cpu"`` pin one (files a
+        decode_route: GPU path only. ``"auto"`` splits each batch between the JPEG engines and
+            the CPU-side decoders by what the batches before it measured (not reproducible bit
+            for bit: which decoder a sample gets depends on timing); ``"hardware"``, ``"hybrid"`` or ``"cpu"`` pin one (files a
             route cannot take fall back: hardware, then hybrid, then cpu).
         gpu_memory_budget: GPU path only: bytes of GPU memory (and of pinned host memory) the
             loader may hold, nvJPEG's buffers included (default 1 GiB). Batches are prepared
@@ -110,12 +111,14 @@ class Loader:
             raise ValueError("device='cuda' yields torch CUDA tensors: install torch, or use device='cpu' "
                              "for NumPy output")
         self._batch_size = _int_arg("batch_size", batch_size, 1)
+        if prefetch is None:
+            prefetch = 3 if self._cuda else 2
         self._core = _core.Loader.create(
             source, [t._spec() for t in self._transforms], self._batch_size, bool(shuffle), seed,
             _choice("last_batch", last_batch, ("partial", "drop")), _dtype_name(dtype),
             _choice("layout", layout, ("NCHW", "NHWC")), _choice("on_error", on_error, ("raise", "skip")),
             device, _int_arg("num_threads", num_threads, 1, allow_none=True),
-            _int_arg("io_threads", io_threads, 1, allow_none=True), _int_arg("prefetch", prefetch if prefetch is not None else (3 if device.startswith("cuda") else 2), 1),
+            _int_arg("io_threads", io_threads, 1, allow_none=True), _int_arg("prefetch", prefetch, 1),
             bool(dct_scaling), _choice("decode_route", decode_route, ("auto", "hardware", "hybrid", "cpu")),
             _int_arg("gpu_memory_budget", gpu_memory_budget, 1, allow_none=True))
         self._next_epoch: int | None = None
