@@ -8,6 +8,7 @@ set(SLUICE_SOURCES
   src/core/file_util.cc
   src/io/source.cc
   src/io/sampler.cc
+  src/io/epoch_schedule.cc
   src/codec/image_info.cc
   src/codec/exif.cc
   src/codec/jpeg_cpu.cc

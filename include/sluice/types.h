@@ -45,7 +45,8 @@ enum class OnError : uint8_t { kRaise, kSkip };
 Result<OnError> ParseOnError(std::string_view name);
 
 // What a loader does with the last, incomplete batch of an epoch.
-enum class LastBatch : uint8_t { kPartial, kDrop };
+// ("pad" is understood by the epoch schedule; the loaders do not take it yet.)
+enum class LastBatch : uint8_t { kPartial, kDrop, kPad };
 Result<LastBatch> ParseLastBatch(std::string_view name);
 
 }  // namespace sluice
