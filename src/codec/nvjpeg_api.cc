@@ -39,35 +39,7 @@ Result<NvjpegApi> Load() {
 #define SLUICE_NVJPEG_LOAD(name)                                                  \
   api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib, #name));             \
   if (api.name == nullptr) ok = false, missing += std::string(" ") + #name;
-  SLUICE_NVJPEG_LOAD(nvjpegCreateExV2)
-  SLUICE_NVJPEG_LOAD(nvjpegDestroy)
-  SLUICE_NVJPEG_LOAD(nvjpegGetHardwareDecoderInfo)
-  SLUICE_NVJPEG_LOAD(nvjpegJpegStateCreate)
-  SLUICE_NVJPEG_LOAD(nvjpegJpegStateDestroy)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeBatchedInitialize)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeBatchedEx)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeBatchedPreAllocate)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeBatchedSupportedEx)
-  SLUICE_NVJPEG_LOAD(nvjpegJpegStreamCreate)
-  SLUICE_NVJPEG_LOAD(nvjpegJpegStreamDestroy)
-  SLUICE_NVJPEG_LOAD(nvjpegJpegStreamParse)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeParamsCreate)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeParamsDestroy)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeParamsSetOutputFormat)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeParamsSetROI)
-  SLUICE_NVJPEG_LOAD(nvjpegDecoderCreate)
-  SLUICE_NVJPEG_LOAD(nvjpegDecoderDestroy)
-  SLUICE_NVJPEG_LOAD(nvjpegDecoderJpegSupported)
-  SLUICE_NVJPEG_LOAD(nvjpegDecoderStateCreate)
-  SLUICE_NVJPEG_LOAD(nvjpegBufferPinnedCreateV2)
-  SLUICE_NVJPEG_LOAD(nvjpegBufferPinnedDestroy)
-  SLUICE_NVJPEG_LOAD(nvjpegBufferDeviceCreateV2)
-  SLUICE_NVJPEG_LOAD(nvjpegBufferDeviceDestroy)
-  SLUICE_NVJPEG_LOAD(nvjpegStateAttachPinnedBuffer)
-  SLUICE_NVJPEG_LOAD(nvjpegStateAttachDeviceBuffer)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeJpegHost)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeJpegTransferToDevice)
-  SLUICE_NVJPEG_LOAD(nvjpegDecodeJpegDevice)
+  SLUICE_NVJPEG_FUNCTIONS(SLUICE_NVJPEG_LOAD)
 #undef SLUICE_NVJPEG_LOAD
   if (!ok) {
     dlclose(lib);

@@ -15,37 +15,38 @@
 
 namespace sluice {
 
+// The nvJPEG functions sluice calls, each declared and loaded from this one list.
+#define SLUICE_NVJPEG_FUNCTIONS(X) \
+  X(nvjpegCreateExV2) \
+  X(nvjpegDestroy) \
+  X(nvjpegGetHardwareDecoderInfo) \
+  X(nvjpegJpegStateCreate) \
+  X(nvjpegJpegStateDestroy) \
+  X(nvjpegDecodeBatchedInitialize) \
+  X(nvjpegDecodeBatchedEx) \
+  X(nvjpegJpegStreamCreate) \
+  X(nvjpegJpegStreamDestroy) \
+  X(nvjpegJpegStreamParse) \
+  X(nvjpegDecodeParamsCreate) \
+  X(nvjpegDecodeParamsDestroy) \
+  X(nvjpegDecodeParamsSetOutputFormat) \
+  X(nvjpegDecodeParamsSetROI) \
+  X(nvjpegDecoderCreate) \
+  X(nvjpegDecoderDestroy) \
+  X(nvjpegDecoderStateCreate) \
+  X(nvjpegBufferPinnedCreateV2) \
+  X(nvjpegBufferPinnedDestroy) \
+  X(nvjpegBufferDeviceCreateV2) \
+  X(nvjpegBufferDeviceDestroy) \
+  X(nvjpegStateAttachPinnedBuffer) \
+  X(nvjpegStateAttachDeviceBuffer) \
+  X(nvjpegDecodeJpegHost) \
+  X(nvjpegDecodeJpegTransferToDevice) \
+  X(nvjpegDecodeJpegDevice)
+
 struct NvjpegApi {
 #define SLUICE_NVJPEG_FN(name) decltype(&::name) name = nullptr;
-  SLUICE_NVJPEG_FN(nvjpegCreateExV2)
-  SLUICE_NVJPEG_FN(nvjpegDestroy)
-  SLUICE_NVJPEG_FN(nvjpegGetHardwareDecoderInfo)
-  SLUICE_NVJPEG_FN(nvjpegJpegStateCreate)
-  SLUICE_NVJPEG_FN(nvjpegJpegStateDestroy)
-  SLUICE_NVJPEG_FN(nvjpegDecodeBatchedInitialize)
-  SLUICE_NVJPEG_FN(nvjpegDecodeBatchedEx)
-  SLUICE_NVJPEG_FN(nvjpegDecodeBatchedPreAllocate)
-  SLUICE_NVJPEG_FN(nvjpegDecodeBatchedSupportedEx)
-  SLUICE_NVJPEG_FN(nvjpegJpegStreamCreate)
-  SLUICE_NVJPEG_FN(nvjpegJpegStreamDestroy)
-  SLUICE_NVJPEG_FN(nvjpegJpegStreamParse)
-  SLUICE_NVJPEG_FN(nvjpegDecodeParamsCreate)
-  SLUICE_NVJPEG_FN(nvjpegDecodeParamsDestroy)
-  SLUICE_NVJPEG_FN(nvjpegDecodeParamsSetOutputFormat)
-  SLUICE_NVJPEG_FN(nvjpegDecodeParamsSetROI)
-  SLUICE_NVJPEG_FN(nvjpegDecoderCreate)
-  SLUICE_NVJPEG_FN(nvjpegDecoderDestroy)
-  SLUICE_NVJPEG_FN(nvjpegDecoderJpegSupported)
-  SLUICE_NVJPEG_FN(nvjpegDecoderStateCreate)
-  SLUICE_NVJPEG_FN(nvjpegBufferPinnedCreateV2)
-  SLUICE_NVJPEG_FN(nvjpegBufferPinnedDestroy)
-  SLUICE_NVJPEG_FN(nvjpegBufferDeviceCreateV2)
-  SLUICE_NVJPEG_FN(nvjpegBufferDeviceDestroy)
-  SLUICE_NVJPEG_FN(nvjpegStateAttachPinnedBuffer)
-  SLUICE_NVJPEG_FN(nvjpegStateAttachDeviceBuffer)
-  SLUICE_NVJPEG_FN(nvjpegDecodeJpegHost)
-  SLUICE_NVJPEG_FN(nvjpegDecodeJpegTransferToDevice)
-  SLUICE_NVJPEG_FN(nvjpegDecodeJpegDevice)
+  SLUICE_NVJPEG_FUNCTIONS(SLUICE_NVJPEG_FN)
 #undef SLUICE_NVJPEG_FN
 
   // The loaded library, or why it could not be loaded (the error names the files tried).

@@ -57,11 +57,9 @@ int NvjpegContext::PinnedMalloc(void* ctx, void** p, size_t size, cudaStream_t) 
   return 0;
 }
 
-int NvjpegContext::PinnedFree(void* ctx, void* p, size_t size, cudaStream_t stream) {
+int NvjpegContext::PinnedFree(void* ctx, void* p, size_t size, cudaStream_t) {
   auto* c = static_cast<NvjpegContext*>(ctx);
-  // The buffer may still feed a copy queued on `stream`.
-  if (stream != nullptr) cudaStreamSynchronize(stream);
-  cudaFreeHost(p);
+  cudaFreeHost(p);  // synchronizes with the device, so no copy still reads it
   c->pinned_bytes_.fetch_sub(static_cast<int64_t>(size));
   return 0;
 }

@@ -33,7 +33,6 @@ class NvjpegContext {
 
   nvjpegDevAllocatorV2_t* device_allocator() { return &dev_alloc_; }
   nvjpegPinnedAllocatorV2_t* pinned_allocator() { return &pinned_alloc_; }
-  int64_t pinned_bytes() const { return pinned_bytes_.load(); }
   int64_t pinned_peak() const { return pinned_peak_.load(); }
 
  private:

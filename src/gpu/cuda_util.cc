@@ -16,15 +16,6 @@ Status CudaStream::Create() {
   return Status::OK();
 }
 
-CudaEvent::~CudaEvent() {
-  if (event_ != nullptr) cudaEventDestroy(event_);
-}
-
-Status CudaEvent::Create() {
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
-  return Status::OK();
-}
-
 cudaStream_t DlpackStream(uintptr_t stream) {
   if (stream == 1) return cudaStreamLegacy;
   if (stream == 2) return cudaStreamPerThread;

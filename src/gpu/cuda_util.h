@@ -1,4 +1,4 @@
-// CUDA runtime errors as Status, and small RAII holders for streams and events.
+// CUDA runtime errors as Status, and a small RAII holder for streams.
 //
 // Thread-safety: the helpers are reentrant; a holder is owned by one object at a time.
 #ifndef SLUICE_GPU_CUDA_UTIL_H_
@@ -33,20 +33,6 @@ class CudaStream {
 
  private:
   cudaStream_t stream_ = nullptr;
-};
-
-// An event without timing, destroyed with its holder.
-class CudaEvent {
- public:
-  CudaEvent() = default;
-  ~CudaEvent();
-  CudaEvent(const CudaEvent&) = delete;
-  CudaEvent& operator=(const CudaEvent&) = delete;
-  Status Create();
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
 };
 
 // The stream a DLPack consumer names: 1 is the legacy default stream, 2 the per-thread default

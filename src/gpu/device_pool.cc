@@ -72,7 +72,6 @@ Result<std::shared_ptr<DevicePool::SharedBuffer>> DevicePool::AllocateShared(siz
   auto* buf = new SharedBuffer;
   buf->data = p;
   buf->bytes = bytes;
-  (void)stream;
   return std::shared_ptr<SharedBuffer>(buf, [self](SharedBuffer* b) {
     cudaStream_t s = b->release_stream.load();
     if (s == nullptr) {
@@ -95,11 +94,6 @@ DevicePool::Usage DevicePool::usage() const {
   if (cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v) == cudaSuccess)
     u.peak_reserved_bytes = static_cast<int64_t>(v);
   return u;
-}
-
-void DevicePool::Trim(int64_t keep) {
-  cudaDeviceSynchronize();
-  cudaMemPoolTrimTo(pool_, static_cast<size_t>(keep < 0 ? 0 : keep));
 }
 
 }  // namespace sluice

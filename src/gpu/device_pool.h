@@ -58,9 +58,6 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   };
   Usage usage() const;
 
-  // Gives cached memory beyond `keep` bytes back to the driver (after synchronizing the device).
-  void Trim(int64_t keep = 0);
-
  private:
   DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaStream_t stream)
       : device_(device), budget_(budget), pool_(pool), stream_(stream) {}
