@@ -24,6 +24,7 @@ set(SLUICE_SOURCES
   src/pipeline/sample_processor.cc
   src/pipeline/skip_log.cc
   src/pipeline/route_scheduler.cc
+  src/pipeline/batch_trace.cc
   src/pipeline/executor.cc
   src/pipeline/loader.cc
 )

@@ -1,4 +1,5 @@
-# Sourced on the GPU machine: unpacks the Debian packages carried in .deb/ (libjpeg-turbo,
+# Sourced on the GPU machine: unpacks the Debian packages carried in .deb/ (made by
+# scripts/fetch_device_debs.sh: libjpeg-turbo,
 # libspng, libwebp, GoogleTest headers and libraries, which that machine lacks) into .deb/root
 # and points the compiler, linker, loader and Python at them.
 SLUICE_DEB_ROOT=$PWD/.deb/root

@@ -3,8 +3,10 @@
 # .deb/: that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network),
 # run the C++ and Python tests (the GPU ones included), make the two REFERENCE.md datasets, run
 # the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
-#   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|gpubench|all]
+#   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|all]
 #   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)
+#   probe: builds the Python module only and runs bench/gpu_probe.py on dataset (a) with the
+#   configurations in PROBE (separated by spaces; see that script).
 # Logs and JSON results go to $OUT (at most 8 files come back).
 set -uo pipefail
 what=${1:-all}
@@ -15,9 +17,13 @@ PY=$(command -v python3)
 nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 "$PY" -c "import torch, torchvision, PIL; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'PIL', PIL.__version__)"
 
-t0=$(date +%s)
-cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-cmake --build build/gpu -j 16 >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+t0=$(date +%s); command -v eu-stack gdb || echo "no eu-stack/gdb"
+build=build/gpu; type=Release
+[ "$what" = probe ] && { build=build/probe; type=RelWithDebInfo; }  # symbols for gdb
+cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=$type -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+target=(); [ "$what" = probe ] && target=(--target _core)
+rm -f python/sluice/_core*.so  # both build dirs write it: relink it from this one
+cmake --build $build -j 16 "${target[@]}" >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "build: $(( $(date +%s) - t0 ))s"
 
 summary=()
@@ -27,6 +33,18 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   "$PY" -m pytest -q -p no:cacheprovider -n 8 tests/python >"$OUT/pytest.log" 2>&1
   summary+=("pytest: $(tail -1 "$OUT/pytest.log")")
   grep -E "FAILED|Error" "$OUT/pytest.log" | head -20
+fi
+if [ "$what" = probe ]; then
+  # gdb (carried in .deb/gdb) prints every thread's stack when a configuration hangs.
+  if [ -d .deb/gdb ]; then
+    rm -rf /tmp/gdbroot && mkdir -p /tmp/gdbroot && for f in .deb/gdb/*.deb; do dpkg -x "$f" /tmp/gdbroot; done
+    export SLUICE_PROBE_GDB="env LD_LIBRARY_PATH=/tmp/gdbroot/usr/lib/x86_64-linux-gnu:/tmp/gdbroot/lib/x86_64-linux-gnu /tmp/gdbroot/usr/bin/gdb"
+  fi
+  [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet && touch /tmp/data_a.done; }
+  read -r -a configs <<<"${PROBE:-route=hardware route=auto}"
+  args=(); for c in "${configs[@]}"; do args+=(--config "$c"); done
+  "$PY" bench/gpu_probe.py /tmp/data_a --seconds "${SECONDS_PER_ROW:-5}" "${args[@]}" 2>&1 | tee "$OUT/probe.log"
+  exit 0
 fi
 if [ "$what" != tests ]; then
   t1=$(date +%s)

@@ -1,14 +1,14 @@
 #include "codec/nvjpeg_decoders.h"
 
 #include <cstring>
+#include <mutex>
 
 #include "gpu/cuda_util.h"
 
 namespace sluice {
 
 namespace {
-// Calls per batch are few and large: about 16 images per engine keeps all of them busy.
-constexpr int kImagesPerEngine = 16;
+std::mutex g_hardware_call;  // see NvjpegHardwareDecoder::Decode
 
 bool Is(const char* a, const char* b) { return std::strcmp(a, b) == 0; }
 }  // namespace
@@ -25,11 +25,11 @@ bool HybridDecodable(const ImageInfo& info) {
 
 // ---------------------------------------------------------------------------- hardware
 
-Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(NvjpegContext* ctx) {
+Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(NvjpegContext* ctx, int images_per_engine) {
   if (ctx->hardware_handle() == nullptr) return ctx->hardware_status();
   const NvjpegApi& api = ctx->api();
   std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx));
-  d->width_ = ctx->hardware_engines() * kImagesPerEngine;
+  d->width_ = ctx->hardware_engines() * images_per_engine;
   SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStateCreate(ctx->hardware_handle(), &d->state_));
   d->params_.resize(static_cast<size_t>(d->width_));
   for (auto& p : d->params_) {
@@ -52,6 +52,7 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   if (n > width_) return Internal("hardware decode of ", n, " images, more than ", width_, " at once");
   const NvjpegApi& api = ctx_->api();
   nvjpegHandle_t h = ctx_->hardware_handle();
+  std::lock_guard<std::mutex> turn(g_hardware_call);
   if (initialized_for_ != n) {
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeBatchedInitialize(h, state_, n, 1, NVJPEG_OUTPUT_RGBI));
     initialized_for_ = n;

@@ -9,8 +9,9 @@
 //                          in turn, so the next image's Huffman pass overlaps the previous one's
 //                          GPU work; a state is reused only after its GPU work finished.
 //
-// Thread-safety: a NvjpegHardwareDecoder is driven by one thread at a time. NvjpegHybridDecoder::
-// Decode may run on many threads at once, each with its own `worker` index.
+// Thread-safety: a NvjpegHardwareDecoder is driven by one thread at a time; the Decode calls of
+// all of them in the process take turns (see Decode). NvjpegHybridDecoder::Decode may run on many
+// threads at once, each with its own `worker` index.
 #ifndef SLUICE_CODEC_NVJPEG_DECODERS_H_
 #define SLUICE_CODEC_NVJPEG_DECODERS_H_
 
@@ -43,14 +44,23 @@ bool HybridDecodable(const ImageInfo& info);
 class NvjpegHardwareDecoder {
  public:
   // REQUIRES: ctx.hardware_handle() != nullptr; `ctx` outlives the decoder.
-  static Result<std::unique_ptr<NvjpegHardwareDecoder>> Create(NvjpegContext* ctx);
+  // Calls of up to `images_per_engine` images per engine (32: a batch of 256 is two calls of
+  // 128 on the H100's 7 engines; calls of 86 were no faster).
+  static Result<std::unique_ptr<NvjpegHardwareDecoder>> Create(NvjpegContext* ctx, int images_per_engine = 32);
   ~NvjpegHardwareDecoder();
 
   // Images per nvjpegDecodeBatchedEx call: a multiple of the engine count.
   int batch_width() const { return width_; }
 
-  // Decodes up to batch_width() jobs with one call, queued on `stream`. On error (a stream the
-  // engines reject) nothing of this call can be trusted: decode these jobs another way.
+  // Decodes up to batch_width() jobs with one call on `stream`. The call may block until the
+  // images are decoded (on the H100 it did), and the engines write `out` when it is made, not in
+  // stream order: `out` must be free for writing before the call (a device-side wait on `stream`
+  // does not hold them back).
+  // Calls of different decoders take turns on a process-wide lock: concurrent calls (one state
+  // each, on one handle) deadlock inside nvJPEG 13.0 now and then, every caller waiting in
+  // cuEventSynchronize for good.
+  // On error (a stream the engines reject) nothing of this call can be trusted: decode these
+  // jobs another way.
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
 
  private:

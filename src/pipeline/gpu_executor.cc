@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -24,6 +26,7 @@
 #include "gpu/pinned.h"
 #include "io/sampler.h"
 #include "kernels/resize/resize_gpu.h"
+#include "pipeline/batch_trace.h"
 #include "pipeline/route_scheduler.h"
 #include "pipeline/sample_processor.h"
 #include "pipeline/skip_log.h"
@@ -34,7 +37,7 @@ namespace sluice {
 namespace {
 
 constexpr size_t kAlign = 256;
-constexpr int kFeederCores = 4;  // cores auto mode leaves to feeding the engines
+constexpr int kFeederCores = 8;  // cores auto mode leaves to feeding the engines (at most half)
 constexpr int kDecodeNice = 5;   // and the CPU-side decoders' nice level there
 size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
@@ -100,6 +103,7 @@ class GpuExecutor : public BatchExecutor {
     uint8_t* region = nullptr;   // device pixels the kernel reads
     size_t region_bytes = 0;
     bool own_region = false;     // a separate allocation (CPU route), not in the arena
+    bool intact = false;         // a JPEG whose bitstream looks whole (see AssignRoutes...)
     std::shared_ptr<uint8_t> staging;  // pinned upload buffer (CPU route)
     int64_t taps_off = 0;        // words into the tap table
     int64_t out_off = 0;         // variable-size outputs: byte offset in the output buffer
@@ -120,12 +124,14 @@ class GpuExecutor : public BatchExecutor {
     std::shared_ptr<DevicePool::SharedBuffer> output;
     cudaEvent_t alloc_ready = nullptr, hw_done = nullptr;
     bool used_hw = false;
-    struct Timing {                           // for the scheduler (auto mode); no CUDA
-      int64_t planned_ns = 0;                 // objects, so a host callback may own it
+    struct Timing {                           // for the scheduler (auto mode) and the trace;
+      int64_t planned_ns = 0;                 // no CUDA objects, so a host callback may own it
       std::atomic<int64_t> hw_finished_ns{0};
       std::atomic<int64_t> cpu_finished_ns{0};
       std::atomic<int> parts{0};              // of the two, how many are known (see Timed)
       bool has_hw = false;
+      BatchTrace::Times trace{};
+      void Mark(BatchTrace::Point p) { trace[p].store(NowNs(), std::memory_order_relaxed); }
     };
     std::shared_ptr<Timing> timing = std::make_shared<Timing>();
     bool done = false;           // guarded by mu_
@@ -155,6 +161,7 @@ class GpuExecutor : public BatchExecutor {
   void Release(InFlight& b);
   void MarkDone(const BatchPtr& b);
   void CancelAll();
+  void ReportStall(int64_t waited_s) const;  // to stderr, with mu_ held
   const std::string& PathOf(const Sample& s) const {
     return source_.samples()[static_cast<size_t>(s.index)].path;
   }
@@ -175,8 +182,10 @@ class GpuExecutor : public BatchExecutor {
   std::shared_ptr<HostPool> pinned_;
   std::shared_ptr<HostPool> host_;
   std::unique_ptr<NvjpegContext> nvjpeg_;
-  // Two engine threads, each with its decoder state and stream: one's host-side parsing
-  // overlaps the other's engine work.
+  // Two engine threads, each with its decoder state and stream. Their nvJPEG calls take turns
+  // (NvjpegHardwareDecoder::Decode: concurrent calls can deadlock), but while one thread's call
+  // runs, the other waits for its batch's memory and fills tap tables. Measured on (a): one
+  // thread 14,700 images/s, two 17,300.
   static constexpr int kEngineThreads = 2;
   std::vector<std::unique_ptr<NvjpegHardwareDecoder>> hw_;
   std::vector<std::unique_ptr<CudaStream>> hw_streams_;
@@ -192,6 +201,7 @@ class GpuExecutor : public BatchExecutor {
   mutable std::mutex mu_;
   std::condition_variable done_cv_;
   StageCounters counters_;
+  BatchTrace trace_;
   std::atomic<int64_t> route_samples_[kNumRoutes] = {};
 
   std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
@@ -216,13 +226,14 @@ Status GpuExecutor::Init() {
                     static_cast<int64_t>(DTypeSize(options_.dtype));
   const int io = options_.io_threads > 0 ? options_.io_threads : 4;
   // With the engines in use (auto), the CPU-side decoders leave cores to what feeds the engines
-  // (reading, header parsing, nvJPEG's host work, launches): a decode thread per core would slow
-  // the engines more than it adds. Measured on (a): all 16 threads gave 11,500 images/s against
-  // the engines' 14,900 alone.
+  // (reading, header parsing, nvJPEG's host work, the tap tables): a decode thread per core
+  // slows the engines more than it adds. Measured on (a) with 16 vCPUs (bench/gpu_probe.py):
+  // 6 decode threads 15,800 images/s, 8 17,800, 10 17,500, 12 17,000; the engines alone 17,300.
   const int cpus = ThreadPool::AvailableCpus();
   const bool engines_fed = route == DecodeRoute::kAuto && cpus > 8;
   const int threads = options_.num_threads > 0 ? options_.num_threads
-                                               : std::max(1, engines_fed ? cpus - kFeederCores : cpus);
+                      : engines_fed ? std::max(cpus / 2, cpus - kFeederCores)
+                                    : cpus;
   options_.num_threads = threads;
   options_.io_threads = io;
 
@@ -236,7 +247,8 @@ Status GpuExecutor::Init() {
       nvjpeg_ = std::move(ctx).value();
       if (route != DecodeRoute::kHybrid) {
         for (int t = 0; t < kEngineThreads; ++t) {
-          Result<std::unique_ptr<NvjpegHardwareDecoder>> hw = NvjpegHardwareDecoder::Create(nvjpeg_.get());
+          Result<std::unique_ptr<NvjpegHardwareDecoder>> hw =
+              NvjpegHardwareDecoder::Create(nvjpeg_.get());
           if (!hw.ok()) {
             hw_.clear();
             if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");
@@ -283,6 +295,7 @@ Status GpuExecutor::Init() {
 
 GpuExecutor::~GpuExecutor() {
   CancelAll();
+  if (BatchTrace::Enabled()) std::fputs(trace_.Summary().c_str(), stderr);
   compute_pool_.reset();
   io_pool_.reset();
   hw_pool_.reset();
@@ -333,6 +346,7 @@ void GpuExecutor::Schedule(int64_t batch) {
   b->samples.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) b->samples[static_cast<size_t>(i)].index = sampler_.IndexAt(epoch_, begin + i);
   b->pending.store(n);
+  b->timing->Mark(BatchTrace::kScheduled);
   in_flight_.push_back(b);
   for (int i = 0; i < n; ++i) io_pool_->Submit([this, b, i](int worker) { ReadAndPrepare(b, i, worker); });
 }
@@ -355,6 +369,12 @@ void GpuExecutor::ReadAndPrepare(const BatchPtr& b, int i, int worker) {
           SampleKey{options_.seed, static_cast<uint64_t>(b->epoch), static_cast<uint64_t>(s.index)},
           io_decoders_[static_cast<size_t>(worker)].get(), &s.info, &s.geo);
       if (!st.ok()) s.status = st.WithPrefix(PathOf(s));
+      // Whether the bitstream looks whole: truncated or damaged files go to the CPU decoder,
+      // which names the damage as the CPU path does (nvJPEG would decode them to grey or
+      // garbage without a word). A scan of the whole file, so here, in parallel.
+      if (st.ok() && s.info.format == ImageFormat::kJpeg && options_.decode_route != DecodeRoute::kCpu)
+        s.intact = s.info.progressive ? JpegHasEndMarker(s.bytes.data, s.bytes.size)
+                                      : JpegScanLooksIntact(s.bytes.data, s.bytes.size);
     }
   }
   if (b->pending.fetch_sub(1) == 1) PlanBatch(b);
@@ -369,13 +389,8 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
     Sample& s = b.samples[static_cast<size_t>(i)];
     if (!s.status.ok()) continue;
     ok.push_back(i);
-    // One resampling pass, no rotation, and a bitstream that looks whole: truncated or damaged
-    // files go to the CPU decoder, which names the damage as the CPU path does (nvJPEG would
-    // decode them to grey or garbage without a word).
-    const bool intact = s.info.format == ImageFormat::kJpeg &&
-                        (s.info.progressive ? JpegHasEndMarker(s.bytes.data, s.bytes.size)
-                                            : JpegScanLooksIntact(s.bytes.data, s.bytes.size));
-    const bool simple = s.geo.num_segments == 1 && s.info.orientation == 1 && intact;
+    // One resampling pass, no rotation, and a bitstream that looks whole.
+    const bool simple = s.geo.num_segments == 1 && s.info.orientation == 1 && s.intact;
     const bool hw = !hw_.empty() && simple && HardwareDecodable(s.info);
     const bool hy = hybrid_ != nullptr && simple && HybridDecodable(s.info);
     s.route = hy ? Route::kHybrid : Route::kCpu;
@@ -443,6 +458,7 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
 
 void GpuExecutor::PlanBatch(const BatchPtr& b) {
   if (b->cancelled.load(std::memory_order_relaxed)) return MarkDone(b);
+  b->timing->Mark(BatchTrace::kPrepared);
   b->status = AssignRoutesAndAllocate(b);
   if (!b->status.ok()) return Launch(b);  // releases what was allocated
   std::vector<int> hw, cpu_side;
@@ -452,6 +468,7 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
     (s.route == Route::kHardware ? hw : cpu_side).push_back(i);
   }
   b->timing->planned_ns = NowNs();
+  b->timing->Mark(BatchTrace::kPlanned);
   b->timing->has_hw = !hw.empty();
   b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
   if (!hw.empty())
@@ -468,7 +485,15 @@ void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members, in
   int decoded = 0;
   if (!b->cancelled.load(std::memory_order_relaxed)) {
     ScopedTimer timer(&counters_.decode_ns);
-    cudaStreamWaitEvent(stream, b->alloc_ready, 0);
+    b->timing->Mark(BatchTrace::kEngineStart);
+    // The engines may write the arena when the call is made rather than in stream order (a
+    // device-side wait did not hold them back in torchcodec PR 1634's measurements on the
+    // H100), and the arena may be memory an earlier batch's kernel reads until the batch's
+    // stream reaches the allocation. So the host waits for that point. We could not provoke
+    // the race here (kernels delayed 20 ms gave identical batches without the wait), and the
+    // wait costs nothing measurable: the point has almost always passed.
+    const cudaError_t ready = cudaEventSynchronize(b->alloc_ready);
+    if (ready != cudaSuccess) b->status = CudaStatus(ready, "cudaEventSynchronize");
     // Calls of equal size, each at most batch_width() images.
     const size_t width = static_cast<size_t>(hw.batch_width());
     const size_t calls = (members.size() + width - 1) / width;
@@ -492,6 +517,7 @@ void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members, in
         for (size_t k = start; k < end; ++k) fallback.push_back(members[k]);
       }
     }
+    b->timing->Mark(BatchTrace::kEngineHostEnd);
     const cudaError_t e = cudaEventRecord(b->hw_done, stream);
     if (e != cudaSuccess) b->status = CudaStatus(e, "cudaEventRecord");
     b->used_hw = true;
@@ -504,7 +530,7 @@ void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members, in
   }
   b->pending.fetch_add(static_cast<int>(fallback.size()));
   for (int i : fallback) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
-  if (b->used_hw && options_.decode_route == DecodeRoute::kAuto) {
+  if (b->used_hw && (options_.decode_route == DecodeRoute::kAuto || BatchTrace::Enabled())) {
     // When the engines finish, for the scheduler, from a host callback: nothing waits for it.
     // (The destructor waits for the engine streams, so `this` outlives the callback.)
     using Hold = std::pair<GpuExecutor*, std::shared_ptr<InFlight::Timing>>;
@@ -514,6 +540,7 @@ void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members, in
         [](void* p) {
           auto* h = static_cast<Hold*>(p);
           h->second->hw_finished_ns.store(NowNs());
+          h->second->Mark(BatchTrace::kEngineDone);
           h->first->Timed(*h->second);
           delete h;
         },
@@ -560,6 +587,7 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
     for (int64_t f = b->timing->cpu_finished_ns.load();
          t1 > f && !b->timing->cpu_finished_ns.compare_exchange_weak(f, t1);) {
     }
+    b->timing->trace[BatchTrace::kCpuSideDone].store(b->timing->cpu_finished_ns.load());
   }
   Done(b, 1);
 }
@@ -614,6 +642,7 @@ void GpuExecutor::Timed(InFlight::Timing& t) {
 void GpuExecutor::Launch(const BatchPtr& b) {
   cudaSetDevice(options_.device.index);
   ScopedTimer timer(&counters_.collate_ns);
+  b->timing->Mark(BatchTrace::kLaunched);
   std::vector<int> kept;
   for (int i = 0; i < static_cast<int>(b->samples.size()); ++i)
     if (b->samples[static_cast<size_t>(i)].status.ok()) kept.push_back(i);
@@ -677,6 +706,15 @@ void GpuExecutor::Release(InFlight& b) {
   }
 }
 
+void GpuExecutor::ReportStall(int64_t waited_s) const {
+  std::string out = "sluice: waited " + std::to_string(waited_s) + " s for a batch (ms since each was scheduled):\n";
+  for (const BatchPtr& b : in_flight_)
+    out += "  batch " + std::to_string(b->index) + " of epoch " + std::to_string(b->epoch) + ", " +
+           std::to_string(b->pending.load()) + " parts pending" + (b->done ? ", done" : "") + ":" +
+           BatchTrace::Describe(b->timing->trace) + "\n";
+  std::fputs(out.c_str(), stderr);
+}
+
 void GpuExecutor::MarkDone(const BatchPtr& b) {
   std::lock_guard<std::mutex> lock(mu_);
   b->done = true;
@@ -692,10 +730,21 @@ Result<std::optional<Batch>> GpuExecutor::Next() {
     {
       const int64_t t0 = NowNs();
       std::unique_lock<std::mutex> lock(mu_);
-      done_cv_.wait(lock, [&] { return b->done; });
+      // A batch that takes minutes means something is stuck (an nvJPEG call that never returns,
+      // a file system that hangs): say where every batch in flight stands, now and then.
+      int64_t waited = 0, next_report = BatchTrace::Enabled() ? 10 : 30;
+      while (!done_cv_.wait_for(lock, std::chrono::seconds(10), [&] { return b->done; })) {
+        if ((waited += 10) < next_report) continue;
+        ReportStall(waited);
+        next_report *= 2;
+      }
       counters_.wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
     }
     in_flight_.pop_front();
+    if (BatchTrace::Enabled()) {
+      b->timing->Mark(BatchTrace::kTaken);
+      trace_.Add(b->timing->trace);
+    }
     TopUp();
     if (!b->status.ok()) return b->status;
 
