@@ -15,6 +15,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -599,6 +601,26 @@ def test_race_check_sees_a_missing_wait(imagenet_folder):
             break
     assert seen, ("with _debug_skip_consumer_wait(True) every batch still matched the "
                   "reference in 3 attempts: the stream check cannot see a missing wait")
+
+
+@needs_gpu
+def test_trace_says_where_the_time_goes(imagenet_folder):
+    # SLUICE_TRACE=1: the loader prints, when destroyed, the mean time between its stages and
+    # the engines' busy share (what bench/gpu_probe.py reads).
+    code = (f"import sluice, sluice.transforms as ST\n"
+            f"loader = sluice.Loader({imagenet_folder!r}, [ST.RandomResizedCrop(64)], batch_size=8, "
+            f"device='cuda', decode_route='hardware')\n"
+            f"print(sum(images.shape[0] for images, _ in loader))\n"
+            f"del loader\n")
+    env = dict(os.environ, SLUICE_TRACE="1", PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == [str(len(pairs_of(imagenet_folder)))]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("sluice trace:")]
+    assert len(lines) == 1, p.stderr
+    for stage in ("prepared", "planned", "engine_start", "engine_host_end", "engine_done", "launched",
+                  "taken", "engines busy", "batches/s"):
+        assert f" {stage}" in lines[0], lines[0]
 
 
 # --- 5. GPU memory ----------------------------------------------------------------------------
