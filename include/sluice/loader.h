@@ -55,6 +55,8 @@ struct LoaderOptions {
   int num_threads = 0;                      // compute threads; 0 = every CPU this process may use
   int io_threads = 0;                       // file-reading threads; 0 = 2
   int prefetch = 2;                         // batches prepared ahead of the consumer, >= 1
+  int rank = 0;                             // this process's part of every epoch: global
+  int world_size = 1;                       // positions rank, rank + world_size, ...
   bool dct_scaling = true;                  // JPEG: decode at 1/2, 1/4, 1/8 when the resize
                                             // shrinks the region at least that much
   // GPU path only:
@@ -72,6 +74,8 @@ struct Batch {
   TensorList image_list;
   Tensor labels;                 // N, int64
   std::vector<int64_t> indices;  // dataset index of each sample
+  // Per sample, 1 if it is a repeat that fills the last batch (last_batch = kPad), else 0.
+  std::vector<uint8_t> padding;
   int64_t epoch = 0;
   int64_t index = 0;             // batch number within the epoch
 };
@@ -119,7 +123,8 @@ class Loader {
   Loader& operator=(const Loader&) = delete;
 
   int64_t num_samples() const;
-  int64_t num_batches() const;  // per epoch, exact for the last_batch policy
+  // Batches per epoch on this rank (the same on every rank), exact for the last_batch policy.
+  int64_t num_batches() const;
   // (height, width) of every output image, or nullopt when it depends on the image (batches
   // then carry a TensorList).
   std::optional<std::pair<int, int>> output_size() const;

@@ -85,9 +85,8 @@ const char* DecodeRouteName(DecodeRoute route) {
 Result<LastBatch> ParseLastBatch(std::string_view name) {
   if (name == "partial") return LastBatch::kPartial;
   if (name == "drop") return LastBatch::kDrop;
-  if (name == "pad")
-    return Unsupported("last_batch='pad' is not implemented yet; use 'partial' or 'drop'");
-  return InvalidArgument("last_batch must be 'partial' or 'drop', got '", name, "'");
+  if (name == "pad") return LastBatch::kPad;
+  return InvalidArgument("last_batch must be 'partial', 'drop' or 'pad', got '", name, "'");
 }
 
 }  // namespace sluice

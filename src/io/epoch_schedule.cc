@@ -41,7 +41,7 @@ Result<EpochSchedule> EpochSchedule::Create(const ShardOptions& o, int64_t epoch
   switch (o.last_batch) {
     case LastBatch::kDrop:
       s.num_batches_ = part_min / bs;
-      if (s.num_batches_ == 0)
+      if (s.num_batches_ == 0 && m == o.num_samples)  // a whole epoch, not the end of a resumed one
         return InvalidArgument("last_batch='drop': ", m, " samples over ", w, " rank(s) with batch_size ",
                                bs, " leaves no full batch for every rank (nothing to yield)");
       break;

@@ -6,9 +6,11 @@
 #define SLUICE_PIPELINE_BATCH_EXECUTOR_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "io/epoch_schedule.h"
 #include "sluice/loader.h"
 #include "sluice/source.h"
 
@@ -17,9 +19,8 @@ namespace sluice {
 class BatchExecutor {
  public:
   virtual ~BatchExecutor() = default;
-  virtual int64_t num_batches() const = 0;
-  // Cancels the work of a previous epoch and starts epoch `epoch` from its first batch.
-  virtual void StartEpoch(int64_t epoch) = 0;
+  // Cancels the work of a previous epoch and starts `schedule`'s epoch from its first batch.
+  virtual void StartEpoch(std::shared_ptr<const EpochSchedule> schedule) = 0;
   virtual Result<std::optional<Batch>> Next() = 0;
   virtual LoaderStats Stats() const = 0;
   virtual void ResetStats() = 0;

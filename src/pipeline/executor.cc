@@ -12,6 +12,7 @@ struct Executor::InFlight {
   int64_t epoch = 0;
   int64_t index = 0;
   std::vector<int64_t> samples;    // dataset indices
+  std::vector<uint8_t> padding;    // per sample: a repeat filling the last batch
   std::shared_ptr<uint8_t> images;  // pooled output buffer (fixed-size plans)
   std::vector<Tensor> outputs;     // one pooled tensor per sample (variable-size plans)
   std::vector<Status> status;      // per sample
@@ -21,7 +22,6 @@ struct Executor::InFlight {
 
 Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& options)
     : source_(source), plan_(plan), options_(options),
-      sampler_(source.size(), options.shuffle, options.seed),
       processor_(plan,
                  [&] {
                    NormalizeParams p;
@@ -38,8 +38,6 @@ Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& 
                  }(),
                  options.dct_scaling),
       skips_(source), pool_(HostPool::Create()) {
-  const int64_t n = source.size(), bs = options.batch_size;
-  num_batches_ = options.last_batch == LastBatch::kDrop ? n / bs : (n + bs - 1) / bs;
   if (plan.fixed_size())
     sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
                     static_cast<int64_t>(DTypeSize(options.dtype));
@@ -66,15 +64,16 @@ void Executor::CancelAll() {
   in_flight_.clear();
 }
 
-void Executor::StartEpoch(int64_t epoch) {
+void Executor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule) {
   CancelAll();
-  epoch_ = epoch;
+  schedule_ = std::move(schedule);
+  epoch_ = schedule_->epoch();
   next_schedule_ = 0;
   TopUp();
 }
 
 void Executor::TopUp() {
-  while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < num_batches_)
+  while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < schedule_->num_batches())
     Schedule(next_schedule_++);
 }
 
@@ -82,11 +81,8 @@ void Executor::Schedule(int64_t batch) {
   auto b = std::make_shared<InFlight>();
   b->epoch = epoch_;
   b->index = batch;
-  const int64_t begin = batch * options_.batch_size;
-  const int64_t end = std::min<int64_t>(begin + options_.batch_size, source_.size());
-  const int n = static_cast<int>(end - begin);
-  b->samples.resize(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) b->samples[static_cast<size_t>(i)] = sampler_.IndexAt(epoch_, begin + i);
+  schedule_->Batch(batch, &b->samples, &b->padding);
+  const int n = static_cast<int>(b->samples.size());
   b->status.resize(static_cast<size_t>(n));
   b->remaining = n;
   if (!plan_.fixed_size()) {
@@ -175,6 +171,7 @@ Result<std::optional<Batch>> Executor::Next() {
     // Compact: good samples move down over skipped ones.
     int kept = 0;
     std::vector<int64_t> indices;
+    std::vector<uint8_t> padding;
     std::vector<Tensor> outputs;
     indices.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
@@ -189,6 +186,7 @@ Result<std::optional<Batch>> Executor::Next() {
                      static_cast<size_t>(sample_bytes_));
       }
       indices.push_back(b->samples[static_cast<size_t>(i)]);
+      padding.push_back(b->padding[static_cast<size_t>(i)]);
       ++kept;
     }
     if (kept == 0) continue;  // every sample of this batch was skipped
@@ -209,6 +207,7 @@ Result<std::optional<Batch>> Executor::Next() {
     }
     out.labels = BatchLabels(source_, indices);
     out.indices = std::move(indices);
+    out.padding = std::move(padding);
     counters_.samples.fetch_add(kept, std::memory_order_relaxed);
     counters_.batches.fetch_add(1, std::memory_order_relaxed);
     return std::optional<Batch>(std::move(out));

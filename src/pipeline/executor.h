@@ -21,7 +21,6 @@
 #include "core/file_util.h"
 #include "core/host_pool.h"
 #include "core/thread_pool.h"
-#include "io/sampler.h"
 #include "pipeline/batch_executor.h"
 #include "pipeline/plan.h"
 #include "pipeline/sample_processor.h"
@@ -37,8 +36,7 @@ class Executor : public BatchExecutor {
   Executor(const Source& source, const Plan& plan, const LoaderOptions& options);
   ~Executor() override;
 
-  int64_t num_batches() const override { return num_batches_; }
-  void StartEpoch(int64_t epoch) override;
+  void StartEpoch(std::shared_ptr<const EpochSchedule> schedule) override;
   Result<std::optional<Batch>> Next() override;
   LoaderStats Stats() const override;
   void ResetStats() override;
@@ -54,11 +52,10 @@ class Executor : public BatchExecutor {
   const Source& source_;
   const Plan& plan_;
   LoaderOptions options_;
-  Sampler sampler_;
   SampleProcessor processor_;
   SkipLog skips_;
   std::shared_ptr<HostPool> pool_;
-  int64_t num_batches_ = 0;
+  std::shared_ptr<const EpochSchedule> schedule_;
   int64_t sample_bytes_ = 0;  // bytes of one output sample (fixed-size plans)
 
   int64_t epoch_ = -1;

@@ -24,7 +24,6 @@
 #include "gpu/device.h"
 #include "gpu/device_pool.h"
 #include "gpu/pinned.h"
-#include "io/sampler.h"
 #include "kernels/resize/resize_gpu.h"
 #include "pipeline/batch_trace.h"
 #include "pipeline/route_scheduler.h"
@@ -79,14 +78,12 @@ class GpuExecutor : public BatchExecutor {
  public:
   GpuExecutor(const Source& source, const Plan& plan, const LoaderOptions& options)
       : source_(source), plan_(plan), options_(options),
-        sampler_(source.size(), options.shuffle, options.seed),
         finish_(FinishParams(plan, options)), processor_(plan, finish_, options.dct_scaling),
         skips_(source) {}
   ~GpuExecutor() override;
 
   Status Init();
-  int64_t num_batches() const override { return num_batches_; }
-  void StartEpoch(int64_t epoch) override;
+  void StartEpoch(std::shared_ptr<const EpochSchedule> schedule) override;
   Result<std::optional<Batch>> Next() override;
   LoaderStats Stats() const override;
   void ResetStats() override;
@@ -94,6 +91,7 @@ class GpuExecutor : public BatchExecutor {
  private:
   struct Sample {
     int64_t index = 0;
+    bool padding = false;        // a repeat filling the last batch
     FileBytes bytes;
     ImageInfo info;
     SampleGeometry geo;
@@ -169,12 +167,11 @@ class GpuExecutor : public BatchExecutor {
   const Source& source_;
   const Plan& plan_;
   LoaderOptions options_;
-  Sampler sampler_;
   NormalizeParams finish_;
   SampleProcessor processor_;
   SkipLog skips_;
   std::unique_ptr<RouteScheduler> scheduler_;
-  int64_t num_batches_ = 0;
+  std::shared_ptr<const EpochSchedule> schedule_;
   int64_t sample_bytes_ = 0;
   std::atomic<int64_t> batch_estimate_{0};  // device bytes one batch takes (largest seen)
 
@@ -219,8 +216,7 @@ Status GpuExecutor::Init() {
   const DecodeRoute route = options_.decode_route;
   SLUICE_RETURN_IF_ERROR(CheckCudaDevice(dev));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(dev));
-  const int64_t n = source_.size(), bs = options_.batch_size;
-  num_batches_ = options_.last_batch == LastBatch::kDrop ? n / bs : (n + bs - 1) / bs;
+  const int64_t bs = options_.batch_size;
   if (plan_.fixed_size())
     sample_bytes_ = static_cast<int64_t>(plan_.out_height()) * plan_.out_width() * 3 *
                     static_cast<int64_t>(DTypeSize(options_.dtype));
@@ -318,15 +314,16 @@ void GpuExecutor::CancelAll() {
   in_flight_.clear();
 }
 
-void GpuExecutor::StartEpoch(int64_t epoch) {
+void GpuExecutor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule) {
   CancelAll();
-  epoch_ = epoch;
+  schedule_ = std::move(schedule);
+  epoch_ = schedule_->epoch();
   next_schedule_ = 0;
   TopUp();
 }
 
 void GpuExecutor::TopUp() {
-  while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < num_batches_) {
+  while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < schedule_->num_batches()) {
     // Admit a batch only while the budget has room for it (unless nothing is in flight).
     if (!in_flight_.empty() &&
         pool_->usage().in_use_bytes + batch_estimate_.load() > pool_->budget())
@@ -340,11 +337,15 @@ void GpuExecutor::Schedule(int64_t batch) {
   b->epoch = epoch_;
   b->index = batch;
   b->stream = streams_[static_cast<size_t>(batch) % streams_.size()]->get();
-  const int64_t begin = batch * options_.batch_size;
-  const int64_t end = std::min<int64_t>(begin + options_.batch_size, source_.size());
-  const int n = static_cast<int>(end - begin);
+  std::vector<int64_t> indices;
+  std::vector<uint8_t> padding;
+  schedule_->Batch(batch, &indices, &padding);
+  const int n = static_cast<int>(indices.size());
   b->samples.resize(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) b->samples[static_cast<size_t>(i)].index = sampler_.IndexAt(epoch_, begin + i);
+  for (int i = 0; i < n; ++i) {
+    b->samples[static_cast<size_t>(i)].index = indices[static_cast<size_t>(i)];
+    b->samples[static_cast<size_t>(i)].padding = padding[static_cast<size_t>(i)] != 0;
+  }
   b->pending.store(n);
   b->timing->Mark(BatchTrace::kScheduled);
   in_flight_.push_back(b);
@@ -749,6 +750,7 @@ Result<std::optional<Batch>> GpuExecutor::Next() {
     if (!b->status.ok()) return b->status;
 
     std::vector<int64_t> indices;
+    std::vector<uint8_t> padding;
     std::vector<int> kept;
     for (int i = 0; i < static_cast<int>(b->samples.size()); ++i) {
       const Sample& s = b->samples[static_cast<size_t>(i)];
@@ -758,6 +760,7 @@ Result<std::optional<Batch>> GpuExecutor::Next() {
       }
       kept.push_back(i);
       indices.push_back(s.index);
+      padding.push_back(s.padding ? 1 : 0);
     }
     for (const Sample& s : b->samples)
       if (!s.status.ok()) skips_.Record(s.index, b->epoch, s.status);
@@ -789,6 +792,7 @@ Result<std::optional<Batch>> GpuExecutor::Next() {
     }
     out.labels = BatchLabels(source_, indices);
     out.indices = std::move(indices);
+    out.padding = std::move(padding);
     counters_.samples.fetch_add(n, std::memory_order_relaxed);
     counters_.batches.fetch_add(1, std::memory_order_relaxed);
     return std::optional<Batch>(std::move(out));

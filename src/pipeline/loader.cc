@@ -10,9 +10,14 @@ namespace sluice {
 class Loader::Impl {
  public:
   Impl(Source source, Plan plan, LoaderOptions options)
-      : source_(std::move(source)), plan_(std::move(plan)), options_(options) {}
+      : source_(std::move(source)), plan_(std::move(plan)), options_(options),
+        shard_{source_.size(), options.shuffle, options.seed, options.batch_size, options.last_batch,
+               options.rank, options.world_size} {}
 
   Status Start() {
+    // Epoch 0's schedule: checks rank, world size and policy before any work starts.
+    SLUICE_ASSIGN_OR_RETURN(EpochSchedule first, EpochSchedule::Create(shard_, 0));
+    schedule_ = std::make_shared<const EpochSchedule>(std::move(first));
     if (options_.device.type == DeviceType::kCUDA) {
       SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
     } else {
@@ -24,6 +29,8 @@ class Loader::Impl {
   Source source_;
   Plan plan_;
   LoaderOptions options_;
+  ShardOptions shard_;
+  std::shared_ptr<const EpochSchedule> schedule_;  // of the current (or next) epoch
   std::unique_ptr<BatchExecutor> executor_;
 };
 
@@ -54,9 +61,6 @@ Result<std::unique_ptr<Loader>> Loader::Create(Source source,
     return InvalidArgument("datasets of 2^32 samples or more are not supported");
   SLUICE_ASSIGN_OR_RETURN(Plan plan, Plan::Create(std::move(transforms)));
   SLUICE_RETURN_IF_ERROR(CheckOptions(options, plan));
-  if (options.last_batch == LastBatch::kDrop && source.size() < options.batch_size)
-    return InvalidArgument("last_batch='drop' with ", source.size(), " samples and batch_size ",
-                           options.batch_size, " yields no batch at all");
   auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), options);
   SLUICE_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<Loader>(new Loader(std::move(impl)));
@@ -66,7 +70,7 @@ Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Loader::~Loader() = default;
 
 int64_t Loader::num_samples() const { return impl_->source_.size(); }
-int64_t Loader::num_batches() const { return impl_->executor_->num_batches(); }
+int64_t Loader::num_batches() const { return impl_->schedule_->num_batches(); }
 std::optional<std::pair<int, int>> Loader::output_size() const {
   if (!impl_->plan_.fixed_size()) return std::nullopt;
   return std::make_pair(impl_->plan_.out_height(), impl_->plan_.out_width());
@@ -76,7 +80,11 @@ const LoaderOptions& Loader::options() const { return impl_->options_; }
 
 Status Loader::StartEpoch(int64_t epoch) {
   if (epoch < 0) return InvalidArgument("epoch must be >= 0, got ", epoch);
-  impl_->executor_->StartEpoch(epoch);
+  if (impl_->schedule_->epoch() != epoch) {
+    SLUICE_ASSIGN_OR_RETURN(EpochSchedule s, EpochSchedule::Create(impl_->shard_, epoch));
+    impl_->schedule_ = std::make_shared<const EpochSchedule>(std::move(s));
+  }
+  impl_->executor_->StartEpoch(impl_->schedule_);
   return Status::OK();
 }
 
