@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Iterator, Sequence
+
+import numpy as np
 
 from . import _core
 from ._convert import resolve_output, to_array
@@ -31,6 +34,27 @@ def _int_arg(name: str, value: Any, minimum: int, allow_none: bool = False) -> i
     return value
 
 
+def _shard(rank: Any, world_size: Any) -> tuple[int, int]:
+    """(rank, world_size): the arguments, else torch.distributed's, else RANK/WORLD_SIZE, else
+    (0, 1). A rank outside [0, world_size) is the C++ side's error, which names both."""
+    if (rank is None) != (world_size is None):
+        raise ValueError("pass both rank and world_size, or neither (then they come from "
+                         "torch.distributed or the RANK and WORLD_SIZE environment variables)")
+    if rank is None:
+        dist = sys.modules.get("torch.distributed")
+        if dist is not None and dist.is_available() and dist.is_initialized():
+            rank, world_size = dist.get_rank(), dist.get_world_size()
+        elif "RANK" in os.environ or "WORLD_SIZE" in os.environ:
+            try:
+                rank, world_size = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+            except ValueError:
+                raise ValueError(f"RANK={os.environ.get('RANK')!r} and WORLD_SIZE="
+                                 f"{os.environ.get('WORLD_SIZE')!r} must be integers") from None
+        else:
+            rank, world_size = 0, 1
+    return _int_arg("rank", rank, 0), _int_arg("world_size", world_size, 1)
+
+
 def _choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
@@ -54,7 +78,15 @@ class Loader:
             CUDA tensors, ready on the stream that is current when the batch is taken.
         shuffle: a new permutation of the dataset every epoch.
         seed: drives the shuffle and every random transform.
-        last_batch: ``"partial"`` keeps a short last batch, ``"drop"`` drops it.
+        last_batch: ``"partial"`` keeps a short last batch, ``"drop"`` drops it, ``"pad"``
+            fills it with samples repeated from the start of the epoch's order and yields
+            ``(images, labels, valid)``, ``valid`` a bool tensor that is False for the repeats.
+            Under sharding every rank yields the same number of batches with every policy.
+        rank, world_size: this process's part of every epoch: positions ``rank``,
+            ``rank + world_size``, ... of the epoch's global permutation, the same on every rank
+            without communication. Default: ``torch.distributed``'s when it is initialized, else
+            the ``RANK`` and ``WORLD_SIZE`` environment variables (torchrun sets them), else 0
+            and 1.
         dtype: ``"float32"``, ``"float16"`` (values scaled to [0, 1], then normalized) or
             ``"uint8"`` (raw pixels). torch dtypes are accepted.
         layout: ``"NCHW"`` or ``"NHWC"``.
@@ -85,7 +117,8 @@ class Loader:
                  on_error: str = "raise", num_threads: int | None = None,
                  io_threads: int | None = None, prefetch: int | None = None, dct_scaling: bool = True,
                  output: str = "auto", decode_route: str = "auto",
-                 gpu_memory_budget: int | None = None):
+                 gpu_memory_budget: int | None = None, rank: int | None = None,
+                 world_size: int | None = None):
         if isinstance(source, os.PathLike):
             source = os.fspath(source)
         if not isinstance(source, str):
@@ -113,14 +146,17 @@ class Loader:
         self._batch_size = _int_arg("batch_size", batch_size, 1)
         if prefetch is None:
             prefetch = 3 if self._cuda else 2
+        self._rank, self._world_size = _shard(rank, world_size)
+        self._pad = last_batch == "pad"
         self._core = _core.Loader.create(
             source, [t._spec() for t in self._transforms], self._batch_size, bool(shuffle), seed,
-            _choice("last_batch", last_batch, ("partial", "drop")), _dtype_name(dtype),
+            _choice("last_batch", last_batch, ("partial", "drop", "pad")), _dtype_name(dtype),
             _choice("layout", layout, ("NCHW", "NHWC")), _choice("on_error", on_error, ("raise", "skip")),
             device, _int_arg("num_threads", num_threads, 1, allow_none=True),
             _int_arg("io_threads", io_threads, 1, allow_none=True), _int_arg("prefetch", prefetch, 1),
             bool(dct_scaling), _choice("decode_route", decode_route, ("auto", "hardware", "hybrid", "cpu")),
-            _int_arg("gpu_memory_budget", gpu_memory_budget, 1, allow_none=True))
+            _int_arg("gpu_memory_budget", gpu_memory_budget, 1, allow_none=True), self._rank,
+            self._world_size)
         self._next_epoch: int | None = None
         self._last_epoch = -1
         self._generation = 0
@@ -128,6 +164,14 @@ class Loader:
     def __len__(self) -> int:
         """Batches per epoch (exact for the last_batch policy)."""
         return self._core.num_batches
+
+    @property
+    def rank(self) -> int:
+        return self._rank
+
+    @property
+    def world_size(self) -> int:
+        return self._world_size
 
     @property
     def num_samples(self) -> int:
@@ -195,7 +239,7 @@ class _EpochIterator:
         if item is None:
             self._done = True
             raise StopIteration
-        images, labels, _indices, _epoch, _index = item
+        images, labels, _indices, _epoch, _index, padding = item
         out = self._loader._output
         if isinstance(images, list):
             images = [to_array(t, out) for t in images]
@@ -206,4 +250,10 @@ class _EpochIterator:
         labels = to_array(labels, out)
         if self._loader._cuda:
             labels = labels.to(device)
-        return images, labels
+        if not self._loader._pad:
+            return images, labels
+        valid = np.frombuffer(padding, dtype=np.uint8) == 0
+        if out == "torch":
+            import torch
+            valid = torch.from_numpy(valid).to(device)
+        return images, labels, valid

@@ -81,7 +81,7 @@ void RegisterLoader(nb::module_& m) {
              bool shuffle, uint64_t seed, const std::string& last_batch, const std::string& dtype,
              const std::string& layout, const std::string& on_error, const std::string& device,
              int num_threads, int io_threads, int prefetch, bool dct_scaling,
-             const std::string& decode_route, int64_t gpu_memory_budget) {
+             const std::string& decode_route, int64_t gpu_memory_budget, int rank, int world_size) {
             Source src = MakeSource(source);
             LoaderOptions o;
             o.batch_size = batch_size;
@@ -98,6 +98,8 @@ void RegisterLoader(nb::module_& m) {
             o.dct_scaling = dct_scaling;
             o.decode_route = Unwrap(ParseDecodeRoute(decode_route));
             if (gpu_memory_budget > 0) o.gpu_memory_budget = gpu_memory_budget;
+            o.rank = rank;
+            o.world_size = world_size;
             Result<std::unique_ptr<Loader>> r = [&] {
               nb::gil_scoped_release release;  // Create() starts threads; raise after it returns
               return Loader::Create(std::move(src), std::move(transforms), o);
@@ -108,7 +110,7 @@ void RegisterLoader(nb::module_& m) {
           nb::arg("seed"), nb::arg("last_batch"), nb::arg("dtype"), nb::arg("layout"),
           nb::arg("on_error"), nb::arg("device"), nb::arg("num_threads"), nb::arg("io_threads"),
           nb::arg("prefetch"), nb::arg("dct_scaling"), nb::arg("decode_route") = "auto",
-          nb::arg("gpu_memory_budget") = 0)
+          nb::arg("gpu_memory_budget") = 0, nb::arg("rank") = 0, nb::arg("world_size") = 1)
       .def_prop_ro("num_samples", &Loader::num_samples)
       .def_prop_ro("num_batches", &Loader::num_batches)
       .def_prop_ro("output_size", &Loader::output_size)
@@ -145,7 +147,9 @@ void RegisterLoader(nb::module_& m) {
                images = list;
              }
              return nb::make_tuple(images, PyTensor{batch->labels}, nb::cast(batch->indices),
-                                   batch->epoch, batch->index);
+                                   batch->epoch, batch->index,
+                                   nb::bytes(reinterpret_cast<const char*>(batch->padding.data()),
+                                             batch->padding.size()));
            })
       .def("stats", [](const Loader& l) {
         return StatsToDict(l.stats(), l.options().device.type == DeviceType::kCUDA);
