@@ -101,7 +101,7 @@ class GpuExecutor : public BatchExecutor {
     uint8_t* region = nullptr;   // device pixels the kernel reads
     size_t region_bytes = 0;
     bool own_region = false;     // a separate allocation (CPU route), not in the arena
-    bool intact = false;         // a JPEG whose bitstream looks whole (see AssignRoutes...)
+    bool intact = false;         // a JPEG whose bitstream looks whole (ReadAndPrepare checks)
     std::shared_ptr<uint8_t> staging;  // pinned upload buffer (CPU route)
     int64_t taps_off = 0;        // words into the tap table
     int64_t out_off = 0;         // variable-size outputs: byte offset in the output buffer
