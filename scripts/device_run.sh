@@ -17,7 +17,7 @@ PY=$(command -v python3)
 nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 "$PY" -c "import torch, torchvision, PIL; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'PIL', PIL.__version__)"
 
-t0=$(date +%s); command -v eu-stack gdb || echo "no eu-stack/gdb"
+t0=$(date +%s)
 build=build/gpu; type=Release
 [ "$what" = probe ] && { build=build/probe; type=RelWithDebInfo; }  # symbols for gdb
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=$type -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }

@@ -223,8 +223,9 @@ Status GpuExecutor::Init() {
   const int io = options_.io_threads > 0 ? options_.io_threads : 4;
   // With the engines in use (auto), the CPU-side decoders leave cores to what feeds the engines
   // (reading, header parsing, nvJPEG's host work, the tap tables): a decode thread per core
-  // slows the engines more than it adds. Measured on (a) with 16 vCPUs (bench/gpu_probe.py):
-  // 6 decode threads 15,800 images/s, 8 17,800, 10 17,500, 12 17,000; the engines alone 17,300.
+  // slows the engines more than it adds. Measured on (a) with 16 vCPUs (bench/gpu_probe.py, one
+  // engine thread): 6 decode threads 15,800 images/s, 8 17,800, 10 17,500, 12 17,000; with two
+  // engine threads, 8 gave 18,100 and the engines alone 17,300.
   const int cpus = ThreadPool::AvailableCpus();
   const bool engines_fed = route == DecodeRoute::kAuto && cpus > 8;
   const int threads = options_.num_threads > 0 ? options_.num_threads

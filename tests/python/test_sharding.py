@@ -151,3 +151,15 @@ def test_bad_rank_environment(numbered, monkeypatch):
     monkeypatch.setenv("RANK", "zero")
     with pytest.raises(ValueError, match="RANK='zero' and WORLD_SIZE=None must be integers"):
         make(numbered)
+
+
+def test_pad_valid_is_a_torch_bool_tensor_with_torch_output(numbered):
+    torch = pytest.importorskip("torch")
+    loader = sluice.Loader(numbered, PIPE, batch_size=4, last_batch="pad", rank=1, world_size=2,
+                           output="torch", num_threads=2)
+    batches = list(loader)
+    assert len(batches) == len(loader) == 2  # part of 7 samples, padded to 2 batches of 4
+    for images, labels, valid in batches:
+        assert isinstance(valid, torch.Tensor) and valid.dtype == torch.bool
+        assert valid.shape == labels.shape == (4,) and valid.device == images.device
+    assert [v.tolist() for _, _, v in batches] == [[True] * 4, [True, True, True, False]]
