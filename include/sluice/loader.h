@@ -80,6 +80,27 @@ struct Batch {
   int64_t index = 0;             // batch number within the epoch
 };
 
+// Where a loader stands in an epoch: saved by Loader::State() with a checkpoint, given back to
+// Loader::LoadState() to resume. Ranks that step in lockstep (a DDP job) have the same state
+// but for the rank, so rank 0's is enough for every rank.
+struct LoaderState {
+  int64_t epoch = 0;
+  int64_t batches = 0;         // batches of `epoch` this rank has taken (an error counts)
+  int64_t epoch_batches = 0;   // batches `epoch` has on this rank; batches == epoch_batches: done
+  // What the state was taken under. The dataset, shuffle and seed must match on load; the batch
+  // size, world size and last-batch policy may differ (an elastic resume).
+  int64_t num_samples = 0;
+  uint64_t dataset_digest = 0;  // Source::Digest()
+  bool shuffle = false;
+  uint64_t seed = 0;
+  int batch_size = 1;
+  int world_size = 1;
+  LastBatch last_batch = LastBatch::kPartial;
+  // When `epoch` itself began from a resume: one flag per position of the epoch's global order,
+  // 1 if it was consumed before; else empty.
+  std::vector<uint8_t> resumed_from;
+};
+
 struct SkippedSample {
   std::string path;
   int64_t index = 0;   // dataset index
@@ -124,6 +145,7 @@ class Loader {
 
   int64_t num_samples() const;
   // Batches per epoch on this rank (the same on every rank), exact for the last_batch policy.
+  // A resumed epoch has fewer: State().epoch_batches - State().batches are left.
   int64_t num_batches() const;
   // (height, width) of every output image, or nullopt when it depends on the image (batches
   // then carry a TensorList).
@@ -131,16 +153,30 @@ class Loader {
   const Source& source() const;
   const LoaderOptions& options() const;
 
-  // Starts epoch `epoch` from its first batch; work of a previous epoch not yet consumed is
-  // cancelled. REQUIRES: epoch >= 0.
+  // Starts epoch `epoch` from its first batch (or, once after LoadState() of that epoch, from
+  // where the state left off); work of a previous epoch not yet consumed is cancelled.
+  // REQUIRES: epoch >= 0.
   Status StartEpoch(int64_t epoch);
 
   // The next batch, std::nullopt at the end of the epoch. With on_error = kRaise, a batch that
   // holds a bad file returns that file's error (path and reason) and is dropped; calling Next()
   // again continues with the following batch. With kSkip, bad samples are left out of their
-  // batch and listed in stats().skipped.
+  // batch and listed in stats().skipped; a batch whose samples are all bad comes out empty
+  // (0 samples), so that every rank still yields num_batches() batches.
   // REQUIRES: StartEpoch() was called.
   Result<std::optional<Batch>> Next();
+
+  // This rank's place in the epoch last started (epoch 0, nothing taken, before any), for a
+  // checkpoint.
+  LoaderState State() const;
+  // Makes the next StartEpoch(state.epoch) continue where `state` left off. With the batch size,
+  // world size and last-batch policy the state was taken under, it yields exactly the batches
+  // the interrupted run had still to yield; with others (an elastic resume: more or fewer
+  // ranks), every sample the interrupted run had not yet delivered, exactly once over the ranks.
+  // Errors (InvalidArgument): a state from another dataset (size or digest), another seed or
+  // shuffle setting, a malformed state, or a resume the new settings cannot shard (see
+  // EpochSchedule). A state of a finished epoch is accepted: that epoch then yields nothing.
+  Status LoadState(const LoaderState& state);
 
   LoaderStats stats() const;
   void ResetStats();

@@ -32,6 +32,10 @@ class Source {
   const std::vector<Sample>& samples() const { return samples_; }
   const std::vector<std::string>& classes() const { return classes_; }  // ImageFolder only
   int64_t size() const { return static_cast<int64_t>(samples_.size()); }
+  // A 64-bit digest of the samples in order: each label and the last two components of its
+  // path (class folder and file name), so it survives moving the dataset's root. A resume
+  // checks it (LoaderState::dataset_digest).
+  uint64_t Digest() const;
 
  private:
   std::vector<Sample> samples_;

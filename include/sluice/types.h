@@ -44,10 +44,10 @@ const char* DecodeRouteName(DecodeRoute route);
 enum class OnError : uint8_t { kRaise, kSkip };
 Result<OnError> ParseOnError(std::string_view name);
 
-// What a loader does with the last, incomplete batch of an epoch.
-// ("pad" is understood by the epoch schedule; the loaders do not take it yet.)
+// What a loader does with the last, incomplete batch of an epoch (see EpochSchedule).
 enum class LastBatch : uint8_t { kPartial, kDrop, kPad };
-Result<LastBatch> ParseLastBatch(std::string_view name);
+Result<LastBatch> ParseLastBatch(std::string_view name);  // "partial", "drop", "pad"
+const char* LastBatchName(LastBatch policy);
 
 }  // namespace sluice
 

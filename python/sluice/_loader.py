@@ -14,6 +14,10 @@ from .transforms import flatten
 __all__ = ["Loader"]
 
 _DTYPES = ("uint8", "float16", "float32")
+_STATE_FORMAT = "sluice.Loader/1"
+# In the order Loader.load_state takes them (resumed_from last).
+_STATE_KEYS = ("epoch", "batches", "epoch_batches", "num_samples", "dataset_digest", "shuffle", "seed",
+               "batch_size", "world_size", "last_batch", "next_epoch", "resumed_from")
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -139,6 +143,7 @@ class Loader:
         self._transforms = flatten(transform)
         self._output = resolve_output(output)
         device = str(device)
+        self._device = device
         self._cuda = device.startswith("cuda")
         if self._cuda and self._output != "torch":
             raise ValueError("device='cuda' yields torch CUDA tensors: install torch, or use device='cpu' "
@@ -158,6 +163,7 @@ class Loader:
             _int_arg("gpu_memory_budget", gpu_memory_budget, 1, allow_none=True), self._rank,
             self._world_size)
         self._next_epoch: int | None = None
+        self._pending_state: dict | None = None  # from load_state_dict, until the next iteration
         self._last_epoch = -1
         self._generation = 0
 
@@ -203,10 +209,74 @@ class Loader:
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         epoch = self._next_epoch if self._next_epoch is not None else self._last_epoch + 1
         self._next_epoch = None
+        self._pending_state = None
         self._last_epoch = epoch
         self._generation += 1
         self._core.start_epoch(epoch)
-        return _EpochIterator(self, self._generation)
+        core = self._core.state()
+        return _EpochIterator(self, self._generation, core["epoch_batches"] - core["batches"])
+
+    def state_dict(self) -> dict:
+        """Where this loader stands, for a checkpoint: the epoch, the batches of it this rank has
+        taken, and what that depends on (the dataset's digest, seed, shuffle, batch size, world
+        size, last_batch). A plain dict of ints, strings and bytes (a few bytes, plus one bit per
+        sample when the epoch was itself resumed): ``torch.save`` it with the model.
+
+        Ranks that step together (DDP) have the same state, so saving rank 0's is enough::
+
+            if rank == 0:
+                torch.save({"model": model.state_dict(), "loader": loader.state_dict()}, path)
+        """
+        pending = self._pending_state
+        if pending is not None and self._next_epoch == pending["next_epoch"]:
+            return dict(pending)  # loaded, not yet iterated
+        core = self._core.state()
+        if self._next_epoch is not None:  # set_epoch(e), not yet iterated: nothing of e taken
+            core.update(epoch=self._next_epoch, batches=0, epoch_batches=len(self), resumed_from=b"")
+            next_epoch = self._next_epoch
+        else:
+            done = self._last_epoch >= 0 and core["batches"] >= core["epoch_batches"]
+            next_epoch = core["epoch"] + 1 if done else core["epoch"]
+        flags = np.frombuffer(core.pop("resumed_from"), dtype=np.uint8)
+        return {"format": _STATE_FORMAT, **core, "next_epoch": next_epoch,
+                "resumed_from": np.packbits(flags).tobytes() if flags.size else b""}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue where ``state`` (from :meth:`state_dict`) left off: the next iteration (the
+        epoch it was in, or the one after when that epoch was finished) yields the rest of it.
+
+        With the same batch size, world size and last_batch, the batches are exactly those the
+        interrupted run had still to yield, pixels included. With another world size or batch
+        size (an elastic resume), every sample the interrupted run had not delivered comes
+        exactly once, spread over the new ranks. Raises ValueError for a state from another
+        dataset (other files, labels or size), seed or shuffle setting, or a malformed one.
+        """
+        if not isinstance(state, dict):
+            raise TypeError(f"load_state_dict: state must be a dict from Loader.state_dict(), got "
+                            f"{type(state).__name__}")
+        if state.get("format") != _STATE_FORMAT:
+            raise ValueError(f"load_state_dict: not a sluice.Loader state (format {state.get('format')!r}, "
+                             f"expected {_STATE_FORMAT!r})")
+        missing = [k for k in _STATE_KEYS if k not in state]
+        if missing:
+            raise ValueError(f"load_state_dict: the state is missing {', '.join(map(repr, missing))}")
+        flags = b""
+        if state["resumed_from"]:
+            bits = np.unpackbits(np.frombuffer(state["resumed_from"], dtype=np.uint8))
+            n = state["num_samples"]
+            if bits.size < n or bits[n:].any():
+                raise ValueError("load_state_dict: malformed state: resumed_from does not hold "
+                                 f"{n} flags")
+            flags = bits[:n].tobytes()
+        try:
+            args = [int(state[k]) for k in _STATE_KEYS[:5]] + [bool(state["shuffle"])] + \
+                   [int(state[k]) for k in ("seed", "batch_size", "world_size")]
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"load_state_dict: malformed state: {e}") from None
+        self._core.load_state(*args, str(state["last_batch"]), flags)
+        self._next_epoch = _int_arg("next_epoch", state["next_epoch"], 0)
+        self._pending_state = {k: state[k] for k in ("format",) + _STATE_KEYS}
+        self._generation += 1  # an iteration in progress ends here
 
     def stats(self) -> dict:
         """Counters since creation or :meth:`reset_stats`: samples, batches, seconds per stage
@@ -222,10 +292,14 @@ class Loader:
 
 
 class _EpochIterator:
-    def __init__(self, loader: Loader, generation: int):
+    def __init__(self, loader: Loader, generation: int, length: int):
         self._loader = loader
         self._generation = generation
+        self._length = length  # batches left in this epoch (fewer than len(loader) after a resume)
         self._done = False
+
+    def __len__(self) -> int:
+        return self._length
 
     def __iter__(self) -> "_EpochIterator":
         return self
@@ -243,7 +317,10 @@ class _EpochIterator:
         out = self._loader._output
         if isinstance(images, list):
             images = [to_array(t, out) for t in images]
-            device = images[0].device if out == "torch" else None
+            device = None
+            if out == "torch":
+                import torch
+                device = images[0].device if images else torch.device(self._loader._device)
         else:
             images = to_array(images, out)
             device = images.device if out == "torch" else None

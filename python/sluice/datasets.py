@@ -5,10 +5,12 @@ illumination gradients, 1/f ("pink") textures, objects with hard edges, stripes,
 noise. Sizes, quality and chroma subsampling are knobs. Only NumPy and sluice's own libjpeg-turbo
 encoder are used.
 
-Presets follow the two datasets in REFERENCE.md:
+Presets follow the two datasets in REFERENCE.md, plus a Pascal VOC-like one:
     imagenet: 400-600 px wide, ~0.2 MP, 4:4:4, quality 90-96, noisy (~145 KiB, like ImageNet's
               4:4:4 q96 files but heavier)
     small:    ~0.156 MP, 4:2:0, quality 85-95, smoother (~32 KiB)
+    voc:      landscape, 470-500 px wide at 4:3 or 3:2 (about 500x375, ~0.17 MP), 4:2:0,
+              quality 75-95, grainy (~60 KiB); the multi-GPU scaling benchmark's data
 """
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ class DatasetSpec:
     noise: float = 5.5                       # sensor noise sigma, in 8-bit levels
     detail: float = 1.2                      # texture amplitude multiplier
     progressive: float = 0.0                 # fraction of progressive JPEGs
+    # Aspect ratios to draw from, as (width / height, weight) pairs; None: the ImageNet-like mix.
+    aspects: tuple[tuple[float, float], ...] | None = None
     seed: int = 0
 
 
@@ -43,6 +47,8 @@ PRESETS = {
     "imagenet": DatasetSpec(),
     "small": DatasetSpec(width=(370, 500), quality=(85, 95), subsampling="420", noise=0.5,
                          detail=0.35),
+    "voc": DatasetSpec(width=(470, 500), quality=(75, 95), subsampling="420", noise=8.0,
+                       detail=1.6, aspects=((4 / 3, 0.75), (3 / 2, 0.25))),
 }
 
 # Aspect ratios (width / height) and their weights: mostly landscape, as in ImageNet.
@@ -126,7 +132,11 @@ def synthesize(rng: np.random.Generator, width: int, height: int, noise: float =
 def _image_params(spec: DatasetSpec, index: int):
     rng = np.random.default_rng([spec.seed, index])
     width = int(rng.integers(spec.width[0], spec.width[1] + 1))
-    aspect = float(rng.choice(_ASPECTS, p=_ASPECT_P))
+    if spec.aspects is None:
+        aspect = float(rng.choice(_ASPECTS, p=_ASPECT_P))
+    else:  # the same single draw, so a preset without aspects keeps its images
+        ratios, weights = zip(*spec.aspects)
+        aspect = float(rng.choice(ratios, p=np.asarray(weights) / sum(weights)))
     height = max(16, int(round(width / aspect)))
     quality = int(rng.integers(spec.quality[0], spec.quality[1] + 1))
     progressive = bool(rng.random() < spec.progressive)
@@ -156,6 +166,8 @@ def make_dataset(root: str, spec: DatasetSpec | None = None, *, workers: int | N
         raise ValueError(f"width must be a range (lo, hi) with 16 <= lo <= hi, got {spec.width!r}")
     if not 1 <= spec.quality[0] <= spec.quality[1] <= 100:
         raise ValueError(f"quality must be a range within [1, 100], got {spec.quality!r}")
+    if spec.aspects is not None and (not spec.aspects or any(r <= 0 or w <= 0 for r, w in spec.aspects)):
+        raise ValueError(f"aspects must be (width / height, weight) pairs, both > 0, got {spec.aspects!r}")
     for c in range(spec.num_classes):
         os.makedirs(os.path.join(root, f"class_{c:03d}"), exist_ok=True)
     workers = workers or (os.cpu_count() or 1)

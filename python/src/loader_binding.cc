@@ -66,6 +66,22 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   return d;
 }
 
+nb::dict StateToDict(const LoaderState& st) {
+  nb::dict d;
+  d["epoch"] = st.epoch;
+  d["batches"] = st.batches;
+  d["epoch_batches"] = st.epoch_batches;
+  d["num_samples"] = st.num_samples;
+  d["dataset_digest"] = st.dataset_digest;
+  d["shuffle"] = st.shuffle;
+  d["seed"] = st.seed;
+  d["batch_size"] = st.batch_size;
+  d["world_size"] = st.world_size;
+  d["last_batch"] = LastBatchName(st.last_batch);
+  d["resumed_from"] = nb::bytes(reinterpret_cast<const char*>(st.resumed_from.data()), st.resumed_from.size());
+  return d;
+}
+
 }  // namespace
 
 void RegisterLoader(nb::module_& m) {
@@ -139,7 +155,7 @@ void RegisterLoader(nb::module_& m) {
              std::optional<Batch> batch = Unwrap(std::move(r));
              if (!batch) return nb::none();
              nb::object images;
-             if (batch->image_list.empty()) {
+             if (l.output_size()) {
                images = nb::cast(PyTensor{batch->images});
              } else {  // variable-size outputs: a list
                nb::list list;
@@ -150,6 +166,26 @@ void RegisterLoader(nb::module_& m) {
                                    batch->epoch, batch->index,
                                    nb::bytes(reinterpret_cast<const char*>(batch->padding.data()),
                                              batch->padding.size()));
+           })
+      .def("state", [](const Loader& l) { return StateToDict(l.State()); })
+      .def("load_state",
+           [](Loader& l, int64_t epoch, int64_t batches, int64_t epoch_batches, int64_t num_samples,
+              uint64_t dataset_digest, bool shuffle, uint64_t seed, int batch_size, int world_size,
+              const std::string& last_batch, nb::bytes resumed_from) {
+             LoaderState st;
+             st.epoch = epoch;
+             st.batches = batches;
+             st.epoch_batches = epoch_batches;
+             st.num_samples = num_samples;
+             st.dataset_digest = dataset_digest;
+             st.shuffle = shuffle;
+             st.seed = seed;
+             st.batch_size = batch_size;
+             st.world_size = world_size;
+             st.last_batch = Unwrap(ParseLastBatch(last_batch));
+             const auto* flags = static_cast<const uint8_t*>(resumed_from.data());
+             st.resumed_from.assign(flags, flags + resumed_from.size());
+             Check(l.LoadState(st));
            })
       .def("stats", [](const Loader& l) {
         return StatsToDict(l.stats(), l.options().device.type == DeviceType::kCUDA);

@@ -89,4 +89,13 @@ Result<LastBatch> ParseLastBatch(std::string_view name) {
   return InvalidArgument("last_batch must be 'partial', 'drop' or 'pad', got '", name, "'");
 }
 
+const char* LastBatchName(LastBatch policy) {
+  switch (policy) {
+    case LastBatch::kPartial: return "partial";
+    case LastBatch::kDrop: return "drop";
+    case LastBatch::kPad: return "pad";
+  }
+  return "?";
+}
+
 }  // namespace sluice

@@ -32,6 +32,7 @@ Result<EpochSchedule> EpochSchedule::Create(const ShardOptions& o, int64_t epoch
   for (int64_t p = 0; p < o.num_samples; ++p)
     if (consumed.empty() || consumed[static_cast<size_t>(p)] == 0) remaining.push_back(p);
   s.remaining_ = std::make_shared<const std::vector<int64_t>>(std::move(remaining));
+  s.resumed_ = !consumed.empty();
   s.consumed_ = consumed.empty() ? std::vector<uint8_t>(static_cast<size_t>(o.num_samples), 0)
                                  : std::move(consumed);
 

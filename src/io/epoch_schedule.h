@@ -47,6 +47,7 @@ class EpochSchedule {
 
   int64_t epoch() const { return epoch_; }
   int64_t num_batches() const { return num_batches_; }  // the same on every rank
+  bool resumed() const { return resumed_; }              // created with consumed positions
 
   // Batch `b` of this rank: dataset indices and, per sample, 1 if it is padding (a repeat).
   // REQUIRES: 0 <= b < num_batches().
@@ -68,6 +69,7 @@ class EpochSchedule {
   std::shared_ptr<const std::vector<int64_t>> order_;      // global position -> dataset index
   std::shared_ptr<const std::vector<int64_t>> remaining_;  // positions not yet consumed
   std::vector<uint8_t> consumed_;
+  bool resumed_ = false;
 };
 
 }  // namespace sluice

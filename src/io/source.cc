@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <string_view>
 #include <system_error>
 
 namespace sluice {
@@ -97,6 +98,25 @@ Result<Source> Source::FromList(std::vector<Sample> samples) {
   Source src;
   src.samples_ = std::move(samples);
   return src;
+}
+
+uint64_t Source::Digest() const {
+  // FNV-1a, 64 bit, over (label, last two path components) of every sample.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  };
+  for (const Sample& s : samples_) {
+    mix(&s.label, sizeof(s.label));
+    size_t cut = s.path.find_last_of('/');
+    if (cut != std::string::npos && cut > 0) cut = s.path.find_last_of('/', cut - 1);
+    const std::string_view tail = cut == std::string::npos ? std::string_view(s.path)
+                                                           : std::string_view(s.path).substr(cut + 1);
+    mix(tail.data(), tail.size());
+    mix("", 1);  // a separator: ("ab", "c") and ("a", "bc") differ
+  }
+  return h;
 }
 
 }  // namespace sluice

@@ -162,5 +162,22 @@ TEST_F(SourceTest, FromList) {
   EXPECT_EQ(blank.status().message(), "sample 1 has an empty path");
 }
 
+TEST(SourceDigestTest, LabelsAndFileNamesInOrderNotTheRoot) {
+  auto make = [](std::vector<Sample> v) { return Source::FromList(std::move(v)).value().Digest(); };
+  const uint64_t base = make({{"/data/a/cat/1.jpg", 0}, {"/data/a/dog/2.jpg", 1}});
+  // The same class folders and files under another root: the same dataset.
+  EXPECT_EQ(make({{"/mnt/b/cat/1.jpg", 0}, {"/mnt/b/dog/2.jpg", 1}}), base);
+  EXPECT_EQ(make({{"cat/1.jpg", 0}, {"dog/2.jpg", 1}}), base);
+  // Anything else differs: a label, a file name, a class folder, the order, one sample more.
+  EXPECT_NE(make({{"/data/a/cat/1.jpg", 0}, {"/data/a/dog/2.jpg", 2}}), base);
+  EXPECT_NE(make({{"/data/a/cat/1.jpg", 0}, {"/data/a/dog/3.jpg", 1}}), base);
+  EXPECT_NE(make({{"/data/a/cow/1.jpg", 0}, {"/data/a/dog/2.jpg", 1}}), base);
+  EXPECT_NE(make({{"/data/a/dog/2.jpg", 1}, {"/data/a/cat/1.jpg", 0}}), base);
+  EXPECT_NE(make({{"/data/a/cat/1.jpg", 0}, {"/data/a/dog/2.jpg", 1}, {"/data/a/dog/4.jpg", 1}}), base);
+  // Component boundaries count: "ab" + "c" is not "a" + "bc".
+  EXPECT_NE(make({{"ab/c.jpg", 0}}), make({{"a/bc.jpg", 0}}));
+  EXPECT_NE(make({{"x/ab", 0}, {"x/c", 0}}), make({{"x/a", 0}, {"x/bc", 0}}));
+}
+
 }  // namespace
 }  // namespace sluice

@@ -19,8 +19,9 @@ namespace sluice {
 class BatchExecutor {
  public:
   virtual ~BatchExecutor() = default;
-  // Cancels the work of a previous epoch and starts `schedule`'s epoch from its first batch.
-  virtual void StartEpoch(std::shared_ptr<const EpochSchedule> schedule) = 0;
+  // Cancels the work of a previous epoch and starts `schedule`'s epoch at batch `first_batch`
+  // (0, or where a resumed run left off). REQUIRES: 0 <= first_batch <= num_batches().
+  virtual void StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) = 0;
   virtual Result<std::optional<Batch>> Next() = 0;
   virtual LoaderStats Stats() const = 0;
   virtual void ResetStats() = 0;

@@ -64,11 +64,11 @@ void Executor::CancelAll() {
   in_flight_.clear();
 }
 
-void Executor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule) {
+void Executor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) {
   CancelAll();
   schedule_ = std::move(schedule);
   epoch_ = schedule_->epoch();
-  next_schedule_ = 0;
+  next_schedule_ = first_batch;
   TopUp();
 }
 
@@ -151,67 +151,65 @@ void Executor::FinishSample(const std::shared_ptr<InFlight>& b) {
 
 Result<std::optional<Batch>> Executor::Next() {
   if (epoch_ < 0) return FailedPrecondition("Next() called before StartEpoch()");
-  for (;;) {
-    if (in_flight_.empty()) return std::optional<Batch>();
-    std::shared_ptr<InFlight> b = in_flight_.front();
-    {
-      const int64_t t0 = NowNs();
-      std::unique_lock<std::mutex> lock(mu_);
-      done_cv_.wait(lock, [&] { return b->remaining == 0; });
-      counters_.wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
-    }
-    in_flight_.pop_front();
-    TopUp();
-
-    const int n = static_cast<int>(b->samples.size());
-    if (options_.on_error == OnError::kRaise) {
-      for (int i = 0; i < n; ++i)
-        if (!b->status[static_cast<size_t>(i)].ok()) return b->status[static_cast<size_t>(i)];
-    }
-    // Compact: good samples move down over skipped ones.
-    int kept = 0;
-    std::vector<int64_t> indices;
-    std::vector<uint8_t> padding;
-    std::vector<Tensor> outputs;
-    indices.reserve(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      if (!b->status[static_cast<size_t>(i)].ok()) {
-        skips_.Record(b->samples[static_cast<size_t>(i)], b->epoch, b->status[static_cast<size_t>(i)]);
-        continue;
-      }
-      if (!plan_.fixed_size()) {
-        outputs.push_back(std::move(b->outputs[static_cast<size_t>(i)]));
-      } else if (kept != i) {
-        std::memmove(b->images.get() + sample_bytes_ * kept, b->images.get() + sample_bytes_ * i,
-                     static_cast<size_t>(sample_bytes_));
-      }
-      indices.push_back(b->samples[static_cast<size_t>(i)]);
-      padding.push_back(b->padding[static_cast<size_t>(i)]);
-      ++kept;
-    }
-    if (kept == 0) continue;  // every sample of this batch was skipped
-
-    Batch out;
-    out.epoch = b->epoch;
-    out.index = b->index;
-    if (plan_.fixed_size()) {
-      const int64_t H = plan_.out_height(), W = plan_.out_width();
-      std::vector<int64_t> shape = options_.layout == Layout::kNCHW
-                                       ? std::vector<int64_t>{kept, 3, H, W}
-                                       : std::vector<int64_t>{kept, H, W, 3};
-      std::shared_ptr<uint8_t> images = std::move(b->images);
-      void* data = images.get();
-      out.images = Tensor(std::shared_ptr<void>(images, data), data, std::move(shape), options_.dtype);
-    } else {
-      out.image_list = TensorList(std::move(outputs));
-    }
-    out.labels = BatchLabels(source_, indices);
-    out.indices = std::move(indices);
-    out.padding = std::move(padding);
-    counters_.samples.fetch_add(kept, std::memory_order_relaxed);
-    counters_.batches.fetch_add(1, std::memory_order_relaxed);
-    return std::optional<Batch>(std::move(out));
+  if (in_flight_.empty()) return std::optional<Batch>();
+  std::shared_ptr<InFlight> b = in_flight_.front();
+  {
+    const int64_t t0 = NowNs();
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [&] { return b->remaining == 0; });
+    counters_.wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
   }
+  in_flight_.pop_front();
+  TopUp();
+
+  const int n = static_cast<int>(b->samples.size());
+  if (options_.on_error == OnError::kRaise) {
+    for (int i = 0; i < n; ++i)
+      if (!b->status[static_cast<size_t>(i)].ok()) return b->status[static_cast<size_t>(i)];
+  }
+  // Compact: good samples move down over skipped ones. A batch whose samples were all skipped
+  // still comes, empty, so that every rank yields as many batches.
+  int kept = 0;
+  std::vector<int64_t> indices;
+  std::vector<uint8_t> padding;
+  std::vector<Tensor> outputs;
+  indices.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (!b->status[static_cast<size_t>(i)].ok()) {
+      skips_.Record(b->samples[static_cast<size_t>(i)], b->epoch, b->status[static_cast<size_t>(i)]);
+      continue;
+    }
+    if (!plan_.fixed_size()) {
+      outputs.push_back(std::move(b->outputs[static_cast<size_t>(i)]));
+    } else if (kept != i) {
+      std::memmove(b->images.get() + sample_bytes_ * kept, b->images.get() + sample_bytes_ * i,
+                   static_cast<size_t>(sample_bytes_));
+    }
+    indices.push_back(b->samples[static_cast<size_t>(i)]);
+    padding.push_back(b->padding[static_cast<size_t>(i)]);
+    ++kept;
+  }
+
+  Batch out;
+  out.epoch = b->epoch;
+  out.index = b->index;
+  if (plan_.fixed_size()) {
+    const int64_t H = plan_.out_height(), W = plan_.out_width();
+    std::vector<int64_t> shape = options_.layout == Layout::kNCHW
+                                     ? std::vector<int64_t>{kept, 3, H, W}
+                                     : std::vector<int64_t>{kept, H, W, 3};
+    std::shared_ptr<uint8_t> images = std::move(b->images);
+    void* data = images.get();
+    out.images = Tensor(std::shared_ptr<void>(images, data), data, std::move(shape), options_.dtype);
+  } else {
+    out.image_list = TensorList(std::move(outputs));
+  }
+  out.labels = BatchLabels(source_, indices);
+  out.indices = std::move(indices);
+  out.padding = std::move(padding);
+  counters_.samples.fetch_add(kept, std::memory_order_relaxed);
+  counters_.batches.fetch_add(1, std::memory_order_relaxed);
+  return std::optional<Batch>(std::move(out));
 }
 
 LoaderStats Executor::Stats() const {

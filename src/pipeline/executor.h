@@ -36,7 +36,7 @@ class Executor : public BatchExecutor {
   Executor(const Source& source, const Plan& plan, const LoaderOptions& options);
   ~Executor() override;
 
-  void StartEpoch(std::shared_ptr<const EpochSchedule> schedule) override;
+  void StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) override;
   Result<std::optional<Batch>> Next() override;
   LoaderStats Stats() const override;
   void ResetStats() override;

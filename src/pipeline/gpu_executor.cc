@@ -83,7 +83,7 @@ class GpuExecutor : public BatchExecutor {
   ~GpuExecutor() override;
 
   Status Init();
-  void StartEpoch(std::shared_ptr<const EpochSchedule> schedule) override;
+  void StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) override;
   Result<std::optional<Batch>> Next() override;
   LoaderStats Stats() const override;
   void ResetStats() override;
@@ -315,11 +315,11 @@ void GpuExecutor::CancelAll() {
   in_flight_.clear();
 }
 
-void GpuExecutor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule) {
+void GpuExecutor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) {
   CancelAll();
   schedule_ = std::move(schedule);
   epoch_ = schedule_->epoch();
-  next_schedule_ = 0;
+  next_schedule_ = first_batch;
   TopUp();
 }
 
@@ -726,78 +726,76 @@ void GpuExecutor::MarkDone(const BatchPtr& b) {
 Result<std::optional<Batch>> GpuExecutor::Next() {
   if (epoch_ < 0) return FailedPrecondition("Next() called before StartEpoch()");
   cudaSetDevice(options_.device.index);
-  for (;;) {
-    if (in_flight_.empty()) return std::optional<Batch>();
-    BatchPtr b = in_flight_.front();
-    {
-      const int64_t t0 = NowNs();
-      std::unique_lock<std::mutex> lock(mu_);
-      // A batch that takes minutes means something is stuck (an nvJPEG call that never returns,
-      // a file system that hangs): say where every batch in flight stands, now and then.
-      int64_t waited = 0, next_report = BatchTrace::Enabled() ? 10 : 30;
-      while (!done_cv_.wait_for(lock, std::chrono::seconds(10), [&] { return b->done; })) {
-        if ((waited += 10) < next_report) continue;
-        ReportStall(waited);
-        next_report *= 2;
-      }
-      counters_.wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
+  if (in_flight_.empty()) return std::optional<Batch>();
+  BatchPtr b = in_flight_.front();
+  {
+    const int64_t t0 = NowNs();
+    std::unique_lock<std::mutex> lock(mu_);
+    // A batch that takes minutes means something is stuck (an nvJPEG call that never returns,
+    // a file system that hangs): say where every batch in flight stands, now and then.
+    int64_t waited = 0, next_report = BatchTrace::Enabled() ? 10 : 30;
+    while (!done_cv_.wait_for(lock, std::chrono::seconds(10), [&] { return b->done; })) {
+      if ((waited += 10) < next_report) continue;
+      ReportStall(waited);
+      next_report *= 2;
     }
-    in_flight_.pop_front();
-    if (BatchTrace::Enabled()) {
-      b->timing->Mark(BatchTrace::kTaken);
-      trace_.Add(b->timing->trace);
-    }
-    TopUp();
-    if (!b->status.ok()) return b->status;
-
-    std::vector<int64_t> indices;
-    std::vector<uint8_t> padding;
-    std::vector<int> kept;
-    for (int i = 0; i < static_cast<int>(b->samples.size()); ++i) {
-      const Sample& s = b->samples[static_cast<size_t>(i)];
-      if (!s.status.ok()) {
-        if (options_.on_error == OnError::kRaise) return s.status;
-        continue;
-      }
-      kept.push_back(i);
-      indices.push_back(s.index);
-      padding.push_back(s.padding ? 1 : 0);
-    }
-    for (const Sample& s : b->samples)
-      if (!s.status.ok()) skips_.Record(s.index, b->epoch, s.status);
-    if (kept.empty()) continue;
-
-    auto sync = std::make_shared<BatchSync>(b->output);
-    std::shared_ptr<void> owner(b->output, b->output->data);
-    const Device device = options_.device;
-    const int64_t n = static_cast<int64_t>(kept.size());
-    Batch out;
-    out.epoch = b->epoch;
-    out.index = b->index;
-    if (plan_.fixed_size()) {
-      const int64_t H = plan_.out_height(), W = plan_.out_width();
-      std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{n, 3, H, W}
-                                                                      : std::vector<int64_t>{n, H, W, 3};
-      out.images = Tensor(owner, b->output->data, std::move(shape), options_.dtype, device, sync);
-    } else {
-      std::vector<Tensor> list;
-      for (int i : kept) {
-        const Sample& s = b->samples[static_cast<size_t>(i)];
-        const int64_t h = s.desc.out_h, w = s.desc.out_w;
-        std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{3, h, w}
-                                                                        : std::vector<int64_t>{h, w, 3};
-        list.emplace_back(owner, static_cast<uint8_t*>(b->output->data) + s.out_off, std::move(shape),
-                          options_.dtype, device, sync);
-      }
-      out.image_list = TensorList(std::move(list));
-    }
-    out.labels = BatchLabels(source_, indices);
-    out.indices = std::move(indices);
-    out.padding = std::move(padding);
-    counters_.samples.fetch_add(n, std::memory_order_relaxed);
-    counters_.batches.fetch_add(1, std::memory_order_relaxed);
-    return std::optional<Batch>(std::move(out));
+    counters_.wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
   }
+  in_flight_.pop_front();
+  if (BatchTrace::Enabled()) {
+    b->timing->Mark(BatchTrace::kTaken);
+    trace_.Add(b->timing->trace);
+  }
+  TopUp();
+  if (!b->status.ok()) return b->status;
+
+  std::vector<int64_t> indices;
+  std::vector<uint8_t> padding;
+  std::vector<int> kept;
+  for (int i = 0; i < static_cast<int>(b->samples.size()); ++i) {
+    const Sample& s = b->samples[static_cast<size_t>(i)];
+    if (!s.status.ok()) {
+      if (options_.on_error == OnError::kRaise) return s.status;
+      continue;
+    }
+    kept.push_back(i);
+    indices.push_back(s.index);
+    padding.push_back(s.padding ? 1 : 0);
+  }
+  for (const Sample& s : b->samples)
+    if (!s.status.ok()) skips_.Record(s.index, b->epoch, s.status);
+  // A batch whose samples were all skipped still comes, empty, so every rank yields as many.
+
+  auto sync = std::make_shared<BatchSync>(b->output);
+  std::shared_ptr<void> owner(b->output, b->output->data);
+  const Device device = options_.device;
+  const int64_t n = static_cast<int64_t>(kept.size());
+  Batch out;
+  out.epoch = b->epoch;
+  out.index = b->index;
+  if (plan_.fixed_size()) {
+    const int64_t H = plan_.out_height(), W = plan_.out_width();
+    std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{n, 3, H, W}
+                                                                    : std::vector<int64_t>{n, H, W, 3};
+    out.images = Tensor(owner, b->output->data, std::move(shape), options_.dtype, device, sync);
+  } else {
+    std::vector<Tensor> list;
+    for (int i : kept) {
+      const Sample& s = b->samples[static_cast<size_t>(i)];
+      const int64_t h = s.desc.out_h, w = s.desc.out_w;
+      std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{3, h, w}
+                                                                      : std::vector<int64_t>{h, w, 3};
+      list.emplace_back(owner, static_cast<uint8_t*>(b->output->data) + s.out_off, std::move(shape),
+                        options_.dtype, device, sync);
+    }
+    out.image_list = TensorList(std::move(list));
+  }
+  out.labels = BatchLabels(source_, indices);
+  out.indices = std::move(indices);
+  out.padding = std::move(padding);
+  counters_.samples.fetch_add(n, std::memory_order_relaxed);
+  counters_.batches.fetch_add(1, std::memory_order_relaxed);
+  return std::optional<Batch>(std::move(out));
 }
 
 LoaderStats GpuExecutor::Stats() const {

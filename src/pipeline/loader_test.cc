@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,7 @@ std::map<int64_t, std::vector<uint8_t>> BySample(const std::vector<Batch>& batch
   std::map<int64_t, std::vector<uint8_t>> m;
   for (const Batch& b : batches) {
     const size_t n = b.indices.size();
+    if (n == 0) continue;
     const size_t bytes = b.images.nbytes() / n;
     for (size_t i = 0; i < n; ++i) {
       const uint8_t* p = static_cast<const uint8_t*>(b.images.data()) + i * bytes;
@@ -590,6 +592,154 @@ TEST_F(LoaderTest, RestartMidEpochAndBatchesOutliveTheLoader) {
   kept = Batch();
   EXPECT_EQ(std::memcmp(dl->dl_tensor.data, before.data(), before.size()), 0);  // still alive
   dl->deleter(dl);
+}
+
+// The batches of `epoch` a loader yields after a resume, and its state after taking `take` of
+// them (all when take < 0).
+std::vector<Batch> Take(Loader& loader, int64_t epoch, int take) {
+  std::vector<Batch> out;
+  EXPECT_TRUE(loader.StartEpoch(epoch).ok());
+  while (take < 0 || static_cast<int>(out.size()) < take) {
+    Result<std::optional<Batch>> b = loader.Next();
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    if (!b.ok() || !b->has_value()) break;
+    out.push_back(std::move(**b));
+  }
+  return out;
+}
+
+void ExpectSameBatches(const std::vector<Batch>& got, const std::vector<Batch>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].index, want[k].index);
+    EXPECT_EQ(got[k].indices, want[k].indices) << "batch " << k;
+    ASSERT_EQ(got[k].images.nbytes(), want[k].images.nbytes());
+    EXPECT_EQ(std::memcmp(got[k].images.data(), want[k].images.data(), got[k].images.nbytes()), 0)
+        << "pixels of batch " << k;
+  }
+}
+
+TEST_F(LoaderTest, ResumeYieldsExactlyTheRemainingBatches) {
+  for (LastBatch policy : {LastBatch::kPartial, LastBatch::kPad, LastBatch::kDrop}) {
+    SCOPED_TRACE(LastBatchName(policy));
+    LoaderOptions o = Options(2, 2);
+    o.last_batch = policy;
+    auto whole = Make(Folder(), Transforms(), o);
+    const std::vector<Batch> want = Take(*whole, 1, -1);  // 7 samples: 4, 4 or 3 batches
+    ASSERT_GE(want.size(), 3u);
+
+    auto first = Make(Folder(), Transforms(), o);
+    Take(*first, 1, 1);
+    const LoaderState after1 = first->State();
+    EXPECT_EQ(after1.epoch, 1);
+    EXPECT_EQ(after1.batches, 1);
+    EXPECT_EQ(after1.epoch_batches, static_cast<int64_t>(want.size()));
+    EXPECT_TRUE(after1.resumed_from.empty());
+
+    // Resume, take one more, checkpoint again: a resume of a resume.
+    auto second = Make(Folder(), Transforms(), o);
+    ASSERT_TRUE(second->LoadState(after1).ok());
+    const std::vector<Batch> one = Take(*second, 1, 1);
+    ExpectSameBatches(one, {want.begin() + 1, want.begin() + 2});
+    const LoaderState after2 = second->State();
+    EXPECT_EQ(after2.batches, 2);
+
+    auto third = Make(Folder(), Transforms(), o);
+    ASSERT_TRUE(third->LoadState(after2).ok());
+    ExpectSameBatches(Take(*third, 1, -1), {want.begin() + 2, want.end()});
+    EXPECT_EQ(third->State().batches, third->State().epoch_batches);
+    // The resume is used once: the epoch again, or the next one, is whole.
+    ExpectSameBatches(Take(*third, 1, -1), want);
+    EXPECT_EQ(Take(*third, 2, -1).size(), want.size());
+  }
+}
+
+TEST_F(LoaderTest, ElasticResumeDeliversEveryRemainingSampleOnce) {
+  // Two ranks take one batch of 2 each (4 of 7 samples), then the job resumes on 3 ranks.
+  LoaderOptions o = Options(2, 2);
+  std::multiset<int64_t> seen;
+  LoaderState state;
+  for (int r = 0; r < 2; ++r) {
+    o.rank = r;
+    o.world_size = 2;
+    auto l = Make(Folder(), Transforms(), o);
+    for (const Batch& b : Take(*l, 3, 1)) seen.insert(b.indices.begin(), b.indices.end());
+    state = l->State();
+  }
+  ASSERT_EQ(seen.size(), 4u);
+  int64_t batches = -1;
+  for (int r = 0; r < 3; ++r) {
+    o.rank = r;
+    o.world_size = 3;
+    o.batch_size = 3;
+    auto l = Make(Folder(), Transforms(), o);
+    ASSERT_NE(l, nullptr);
+    ASSERT_TRUE(l->LoadState(state).ok());
+    const std::vector<Batch> rest = Take(*l, 3, -1);
+    if (batches < 0) batches = static_cast<int64_t>(rest.size());
+    EXPECT_EQ(static_cast<int64_t>(rest.size()), batches) << "rank " << r;
+    for (const Batch& b : rest) seen.insert(b.indices.begin(), b.indices.end());
+  }
+  EXPECT_EQ(batches, 1);  // 3 samples left over 3 ranks
+  ASSERT_EQ(seen.size(), 7u);
+  for (int64_t i = 0; i < kNumFiles; ++i) EXPECT_EQ(seen.count(i), 1u) << "sample " << i;
+}
+
+TEST_F(LoaderTest, LoadStateErrorsNameTheMismatch) {
+  LoaderOptions o = Options(2, 2);
+  auto l = Make(Folder(), Transforms(), o);
+  Take(*l, 0, 1);
+  const LoaderState good = l->State();
+  auto expect_error = [&](LoaderState st, const std::string& needle) {
+    auto fresh = Make(Folder(), Transforms(), o);
+    Status s = fresh->LoadState(st);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << needle;
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+  };
+  LoaderState st = good;
+  st.num_samples = 8;
+  expect_error(st, "a dataset of 8 samples; this loader's has 7");
+  st = good;
+  st.dataset_digest ^= 1;
+  expect_error(st, "another dataset");
+  st = good;
+  st.seed = 99;
+  expect_error(st, "seed 99; this loader has seed 1234");
+  st = good;
+  st.shuffle = false;
+  expect_error(st, "shuffle=false");
+  st = good;
+  st.batches = 9;
+  expect_error(st, "malformed state");
+  st = good;
+  st.epoch_batches = 3;
+  expect_error(st, "malformed state: its settings give 4 batches");
+  // A dataset with one file renamed: same size, other files.
+  std::vector<Sample> list = Folder().samples();
+  list[3].path = Path("a/renamed.jpg");
+  auto other = Make(*Source::FromList(list), Transforms(), o);
+  EXPECT_NE(other->LoadState(good).message().find("another dataset"), std::string::npos);
+}
+
+TEST_F(LoaderTest, BatchWithOnlyBadFilesComesOutEmptyWithSkip) {
+  // Samples 2 and 3 are bad: with batch size 2, batch 1 has no good sample. It still comes (so
+  // that all ranks of a job yield the same count), empty.
+  std::vector<Sample> list;
+  for (int i = 0; i < kNumFiles; ++i) list.push_back(Sample{Path(kFiles[i].name), 0});
+  list[2].path = BadPath("truncated.jpg");
+  list[3].path = BadPath("notes.jpg");
+  LoaderOptions o = Options(2, 2);
+  o.shuffle = false;
+  o.on_error = OnError::kSkip;
+  auto l = Make(*Source::FromList(list), Transforms(), o);
+  const std::vector<Batch> batches = Epoch(*l, 0);
+  ASSERT_EQ(static_cast<int64_t>(batches.size()), l->num_batches());
+  ASSERT_EQ(batches.size(), 4u);
+  EXPECT_EQ(batches[1].indices, std::vector<int64_t>{});
+  EXPECT_EQ(batches[1].images.shape(), (std::vector<int64_t>{0, 3, kOut, kOut}));
+  EXPECT_EQ(batches[1].labels.shape(), (std::vector<int64_t>{0}));
+  EXPECT_EQ(batches[2].indices, (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(l->stats().skipped_count, 2);
 }
 
 }  // namespace

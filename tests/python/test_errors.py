@@ -113,14 +113,27 @@ def test_skip_reports_every_bad_file(bad_folder):
         assert not s["reason"].startswith("/")  # the path is not repeated in the reason
 
 
-def test_skip_all_bad_batch_is_dropped(tmp_path):
+def test_skip_all_bad_batch_comes_out_empty(tmp_path):
+    # A batch whose files are all bad still comes, with 0 samples: every rank of a DDP job
+    # yields len(loader) batches, so none waits for another at the end of the epoch.
     root = tmp_path / "d"
     (root / "a").mkdir(parents=True)
     (root / "a" / "0.jpg").write_bytes(b"")
     (root / "a" / "1.jpg").write_bytes(b"")
     (root / "a" / "2.jpg").write_bytes(good_jpeg())
-    loader = sluice.Loader(str(root), PIPE, batch_size=2, on_error="skip")
-    assert [x.shape[0] for x, _ in loader] == [1]
+    (root / "a" / "3.jpg").write_bytes(good_jpeg(1))
+    loader = sluice.Loader(str(root), PIPE, batch_size=2, on_error="skip", output="numpy")
+    got = [(x.shape, y.shape, y.dtype) for x, y in loader]
+    assert got == [((0, 3, 32, 32), (0,), np.int64), ((2, 3, 32, 32), (2,), np.int64)]
+    # Two ranks, batch 1: rank 0 gets files 0 and 2, rank 1 files 1 and 3.
+    for rank in range(2):
+        shard = sluice.Loader(str(root), PIPE, batch_size=1, on_error="skip", output="numpy", rank=rank,
+                              world_size=2)
+        assert [x.shape[0] for x, _ in shard] == [0, 1] and len(shard) == 2
+    # Outputs of varying size come as a list: an empty one.
+    varying = sluice.Loader(str(root), [T.Resize(16)], batch_size=2, on_error="skip", output="numpy")
+    assert [len(x) for x, _ in varying] == [0, 2]
+    assert varying.stats()["skipped_count"] == 2
 
 
 def test_image_smaller_than_random_crop_is_a_per_file_error(tmp_path):
