@@ -52,7 +52,9 @@ struct LoaderOptions {
   Layout layout = Layout::kNCHW;
   OnError on_error = OnError::kRaise;
   Device device;                            // cpu, or cuda:N (the GPU path)
-  int num_threads = 0;                      // compute threads; 0 = every CPU this process may use
+  int num_threads = 0;                      // compute threads; 0 = this process's share of
+                                            // the CPUs (all, or divided among torchrun's
+                                            // local processes: LOCAL_WORLD_SIZE)
   int io_threads = 0;                       // file-reading threads; 0 = 2
   int prefetch = 2;                         // batches prepared ahead of the consumer, >= 1
   int rank = 0;                             // this process's part of every epoch: global

@@ -96,7 +96,8 @@ class Loader:
         layout: ``"NCHW"`` or ``"NHWC"``.
         on_error: ``"raise"`` raises at the batch that holds a bad file, naming it;
             ``"skip"`` leaves bad samples out and lists them in :meth:`stats`.
-        num_threads: compute threads (default: every CPU this process may use).
+        num_threads: compute threads (default: every CPU this process may use, divided among
+            the processes torchrun starts on this machine, ``LOCAL_WORLD_SIZE``).
         io_threads: file-reading threads (default 2; 4 on the GPU, where they also parse headers).
         prefetch: batches prepared ahead of the consumer (default 2 on the CPU, 3 on the GPU,
             whose batches pass through more stages).
@@ -164,12 +165,19 @@ class Loader:
             self._world_size)
         self._next_epoch: int | None = None
         self._pending_state: dict | None = None  # from load_state_dict, until the next iteration
+        self._last_indices = np.zeros(0, dtype=np.int64)
         self._last_epoch = -1
         self._generation = 0
 
     def __len__(self) -> int:
         """Batches per epoch (exact for the last_batch policy)."""
         return self._core.num_batches
+
+    @property
+    def last_indices(self) -> np.ndarray:
+        """Dataset indices (positions in :attr:`samples`) of the batch last yielded, in its order:
+        which files a batch holds, e.g. to check what each rank saw or to log per-sample losses."""
+        return self._last_indices
 
     @property
     def rank(self) -> int:
@@ -313,7 +321,8 @@ class _EpochIterator:
         if item is None:
             self._done = True
             raise StopIteration
-        images, labels, _indices, _epoch, _index, padding = item
+        images, labels, indices, _epoch, _index, padding = item
+        self._loader._last_indices = np.asarray(indices, dtype=np.int64)
         out = self._loader._output
         if isinstance(images, list):
             images = [to_array(t, out) for t in images]

@@ -2,6 +2,11 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "sluice/status.h"
 
@@ -57,6 +62,18 @@ int ThreadPool::AvailableCpus() {
   }
   unsigned n = std::thread::hardware_concurrency();
   return n > 0 ? static_cast<int>(n) : 1;
+}
+
+int ThreadPool::CpuShare() {
+  const int cpus = AvailableCpus();
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (online > 0 && cpus < online) return cpus;  // pinned: the share was chosen already
+  const char* env = std::getenv("LOCAL_WORLD_SIZE");
+  if (env == nullptr) return cpus;
+  char* end = nullptr;
+  const long local = std::strtol(env, &end, 10);
+  if (end == env || *end != '\0' || local < 2) return cpus;
+  return std::max(1, static_cast<int>(cpus / local));
 }
 
 }  // namespace sluice

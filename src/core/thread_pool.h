@@ -33,6 +33,10 @@ class ThreadPool {
 
   // Number of CPUs this process may run on (sched affinity), at least 1.
   static int AvailableCpus();
+  // This process's share of them, what loaders size their thread pools by: AvailableCpus()
+  // divided among the LOCAL_WORLD_SIZE processes torchrun starts on one machine, unless this
+  // process is already pinned to fewer CPUs than the machine has (then it is its own share).
+  static int CpuShare();
 
  private:
   void WorkerLoop(int index);

@@ -2,10 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -108,6 +113,24 @@ TEST(ThreadPoolTest, AvailableCpusIsPositive) {
   const int n = ThreadPool::AvailableCpus();
   EXPECT_GE(n, 1);
   EXPECT_LE(n, 4096);
+}
+
+TEST(ThreadPoolTest, CpuShareDividesAmongTorchrunsLocalProcesses) {
+  const int cpus = ThreadPool::AvailableCpus();
+  const bool pinned = cpus < sysconf(_SC_NPROCESSORS_ONLN);  // then the share is the affinity
+  const char* saved = std::getenv("LOCAL_WORLD_SIZE");
+  const std::string keep = saved ? saved : "";
+  unsetenv("LOCAL_WORLD_SIZE");
+  EXPECT_EQ(ThreadPool::CpuShare(), cpus);
+  setenv("LOCAL_WORLD_SIZE", "2", 1);
+  EXPECT_EQ(ThreadPool::CpuShare(), pinned ? cpus : std::max(1, cpus / 2));
+  setenv("LOCAL_WORLD_SIZE", "100000", 1);
+  EXPECT_EQ(ThreadPool::CpuShare(), pinned ? cpus : 1);
+  for (const char* junk : {"", "x", "2x", "0", "-3", "1"}) {
+    setenv("LOCAL_WORLD_SIZE", junk, 1);
+    EXPECT_EQ(ThreadPool::CpuShare(), cpus) << "'" << junk << "'";
+  }
+  if (saved) setenv("LOCAL_WORLD_SIZE", keep.c_str(), 1); else unsetenv("LOCAL_WORLD_SIZE");
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& 
   if (plan.fixed_size())
     sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
                     static_cast<int64_t>(DTypeSize(options.dtype));
-  const int threads = options.num_threads > 0 ? options.num_threads : ThreadPool::AvailableCpus();
+  const int threads = options.num_threads > 0 ? options.num_threads : ThreadPool::CpuShare();
   const int io = options.io_threads > 0 ? options.io_threads : 2;
   options_.num_threads = threads;
   options_.io_threads = io;

@@ -226,7 +226,7 @@ Status GpuExecutor::Init() {
   // slows the engines more than it adds. Measured on (a) with 16 vCPUs (bench/gpu_probe.py, one
   // engine thread): 6 decode threads 15,800 images/s, 8 17,800, 10 17,500, 12 17,000; with two
   // engine threads, 8 gave 18,100 and the engines alone 17,300.
-  const int cpus = ThreadPool::AvailableCpus();
+  const int cpus = ThreadPool::CpuShare();  // this rank's share under torchrun
   const bool engines_fed = route == DecodeRoute::kAuto && cpus > 8;
   const int threads = options_.num_threads > 0 ? options_.num_threads
                       : engines_fed ? std::max(cpus / 2, cpus - kFeederCores)
