@@ -3,10 +3,12 @@
 # .deb/: that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network),
 # run the C++ and Python tests (the GPU ones included), make the two REFERENCE.md datasets, run
 # the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
-#   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|all]
+#   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|multigpu|all]
 #   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)
 #   probe: builds the Python module only and runs bench/gpu_probe.py on dataset (a) with the
 #   configurations in PROBE (separated by spaces; see that script).
+#   multigpu (a machine with 2+ GPUs): the tests, then bench/scaling_bench.py on a VOC-like dataset
+#   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader.
 # Logs and JSON results go to $OUT (at most 8 files come back).
 set -uo pipefail
 what=${1:-all}
@@ -23,11 +25,11 @@ build=build/gpu; type=Release
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=$type -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 target=(); [ "$what" = probe ] && target=(--target _core)
 rm -f python/sluice/_core*.so  # both build dirs write it: relink it from this one
-cmake --build $build -j 16 "${target[@]}" >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+cmake --build $build -j "$(nproc)" "${target[@]}" >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "build: $(( $(date +%s) - t0 ))s"
 
 summary=()
-if [ "$what" = tests ] || [ "$what" = all ]; then
+if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = multigpu ]; then
   ctest --test-dir build/gpu -j 16 --output-on-failure >"$OUT/ctest.log" 2>&1
   summary+=("ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
   "$PY" -m pytest -q -p no:cacheprovider -n 8 tests/python >"$OUT/pytest.log" 2>&1
@@ -44,6 +46,15 @@ if [ "$what" = probe ]; then
   read -r -a configs <<<"${PROBE:-route=hardware route=auto}"
   args=(); for c in "${configs[@]}"; do args+=(--config "$c"); done
   "$PY" bench/gpu_probe.py /tmp/data_a --seconds "${SECONDS_PER_ROW:-5}" "${args[@]}" 2>&1 | tee "$OUT/probe.log"
+  exit 0
+fi
+if [ "$what" = multigpu ]; then
+  t1=$(date +%s)
+  [ -f /tmp/data_voc.done ] || { "$PY" -m sluice make-dataset /tmp/data_voc -n "${N_VOC:-21453}" --preset voc --classes 20 --quiet | tee -a "$OUT/scaling.log" && touch /tmp/data_voc.done; }
+  echo "dataset: $(( $(date +%s) - t1 ))s"
+  timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "${GPUS:-1,2}" \
+    --json "$OUT/scaling.json" 2>&1 | tee -a "$OUT/scaling.log"
+  printf '%s\n' "${summary[@]}"
   exit 0
 fi
 if [ "$what" != tests ]; then

@@ -172,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("-n", "--num-images", type=int, default=1024)
     m.add_argument("--classes", type=int, default=8)
     m.add_argument("--preset", default="imagenet", choices=sorted(datasets.PRESETS),
-                   help="imagenet: 400-600 px, 4:4:4, q90-96, ~145 KiB; small: 4:2:0, ~32 KiB")
+                   help="imagenet: 400-600 px, 4:4:4, q90-96, ~145 KiB; small: 4:2:0, ~32 KiB; "
+                        "voc: ~485x352, 4:2:0, q75-95, ~60 KiB")
     m.add_argument("--width", type=_range, help="width range, e.g. 400-600")
     m.add_argument("--quality", type=_range, help="JPEG quality range, e.g. 90-96")
     m.add_argument("--subsampling", choices=["444", "422", "420"])

@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "io/epoch_schedule.h"
+#include "pipeline/stage_counters.h"
 #include "sluice/loader.h"
 #include "sluice/source.h"
 
@@ -33,6 +35,18 @@ inline Tensor BatchLabels(const Source& source, const std::vector<int64_t>& indi
   int64_t* out = labels.data_as<int64_t>();
   for (size_t k = 0; k < indices.size(); ++k) out[k] = source.samples()[static_cast<size_t>(indices[k])].label;
   return labels;
+}
+
+// The end of handing out a batch whose images are set: its labels, indices and padding flags
+// (of the samples kept), and the counters.
+inline std::optional<Batch> HandOut(Batch out, const Source& source, std::vector<int64_t> indices,
+                                    std::vector<uint8_t> padding, StageCounters* counters) {
+  out.labels = BatchLabels(source, indices);
+  counters->samples.fetch_add(static_cast<int64_t>(indices.size()), std::memory_order_relaxed);
+  counters->batches.fetch_add(1, std::memory_order_relaxed);
+  out.indices = std::move(indices);
+  out.padding = std::move(padding);
+  return std::optional<Batch>(std::move(out));
 }
 
 }  // namespace sluice

@@ -204,12 +204,7 @@ Result<std::optional<Batch>> Executor::Next() {
   } else {
     out.image_list = TensorList(std::move(outputs));
   }
-  out.labels = BatchLabels(source_, indices);
-  out.indices = std::move(indices);
-  out.padding = std::move(padding);
-  counters_.samples.fetch_add(kept, std::memory_order_relaxed);
-  counters_.batches.fetch_add(1, std::memory_order_relaxed);
-  return std::optional<Batch>(std::move(out));
+  return HandOut(std::move(out), source_, std::move(indices), std::move(padding), &counters_);
 }
 
 LoaderStats Executor::Stats() const {

@@ -28,7 +28,8 @@ def test_images_have_photo_statistics():
 
 
 @pytest.mark.parametrize("preset,kib,mpix,sub", [("imagenet", (120, 175), (0.17, 0.23), "444"),
-                                                  ("small", (22, 42), (0.13, 0.18), "420")])
+                                                  ("small", (22, 42), (0.13, 0.18), "420"),
+                                                  ("voc", (45, 80), (0.15, 0.19), "420")])
 def test_presets_match_reference_datasets(tmp_path, preset, kib, mpix, sub):
     s = datasets.make_dataset(str(tmp_path), datasets.PRESETS[preset], num_images=24, progress=False)
     assert kib[0] < s["mean_kib"] < kib[1], s

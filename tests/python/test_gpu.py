@@ -388,17 +388,74 @@ def test_corrupt_scan_data_skipped_as_on_cpu(tmp_path, route):
 
 @needs_gpu
 @pytest.mark.parametrize("route", ROUTES)
-def test_skip_drops_an_all_bad_batch(tmp_path, route):
+def test_skip_yields_an_all_bad_batch_empty(tmp_path, route):
+    # As on the CPU: the batch still comes, with 0 samples, so every rank yields len() batches.
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "0.jpg").write_bytes(b"")
     (tmp_path / "a" / "1.jpg").write_bytes(b"\xff\xd8\xff")
     (tmp_path / "a" / "2.jpg").write_bytes(good_jpeg())
     loader = sluice.Loader(str(tmp_path), BAD_PIPE, batch_size=2, on_error="skip",
                            device="cuda", decode_route=route)
-    batches = [(x.shape[0], x.device, y.device, y.tolist()) for x, y in loader]
-    assert [(n, labels) for n, _, _, labels in batches] == [(1, [0])]
-    assert batches[0][1].type == batches[0][2].type == "cuda"
+    batches = [(x.shape, x.device, y.device, y.tolist()) for x, y in loader]
+    assert [(shape[0], labels) for shape, _, _, labels in batches] == [(0, []), (1, [0])]
+    assert batches[0][0][1:] == batches[1][0][1:]
+    assert all(d.type == "cuda" for _, xd, yd, _ in batches for d in (xd, yd))
     assert loader.stats()["skipped_count"] == 2
+
+
+# --- Issue 4 on the GPU: pixels independent of the rank split; resume ----------------------
+
+@needs_gpu
+@pytest.mark.parametrize("route", ["hardware", "cpu"])
+def test_pixels_independent_of_ranks_and_batch_size(small_folder, imagenet_folder, route):
+    # A sample's augmentation depends on (seed, epoch, index) only: two GPU ranks at batch 5
+    # give each sample what one CPU loader at batch 16 gives it, within the decoder tolerance.
+    source = pairs_of(small_folder, imagenet_folder)
+    kw = dict(shuffle=True, seed=11, dtype="float32", dct_scaling=False)
+    want = {}
+    cpu = sluice.Loader(source, pipeline(), batch_size=16, **kw)
+    cpu.set_epoch(2)
+    for x, _ in cpu:
+        want.update(zip(cpu.last_indices.tolist(), torch.as_tensor(x)))
+    got = {}
+    for rank in range(2):
+        gpu = sluice.Loader(source, pipeline(), batch_size=5, device="cuda", decode_route=route, rank=rank,
+                            world_size=2, **kw)
+        gpu.set_epoch(2)
+        for x, _ in gpu:
+            for i, img in zip(gpu.last_indices.tolist(), x):
+                assert i not in got, f"sample {i} on two ranks"
+                got[i] = img
+    assert sorted(got) == sorted(want) == list(range(len(source)))
+    order = sorted(got)
+    assert_close_images(torch.stack([got[i] for i in order]), torch.stack([want[i] for i in order]),
+                        PARITY_MEAN, PARITY_MAX, f"route {route}, 2 ranks vs 1")
+
+
+@needs_gpu
+@pytest.mark.parametrize("route", ["hardware", "hybrid", "cpu"])
+def test_resume_yields_exactly_the_batches_left(small_folder, imagenet_folder, route):
+    # Pinned routes are deterministic: the resumed run's batches equal the uninterrupted run's
+    # bit for bit (auto is not: which decoder takes a sample depends on timing).
+    source = pairs_of(small_folder, imagenet_folder)
+    kw = dict(batch_size=8, shuffle=True, seed=5, device="cuda", decode_route=route, dtype="float16",
+              rank=1, world_size=2)
+    whole = sluice.Loader(source, pipeline(), **kw)
+    whole.set_epoch(1)
+    want = [(x.cpu(), y.cpu()) for x, y in whole]
+    first = sluice.Loader(source, pipeline(), **kw)
+    first.set_epoch(1)
+    it = iter(first)
+    for _ in range(2):
+        next(it)
+    state = first.state_dict()
+    resumed = sluice.Loader(source, pipeline(), **kw)
+    resumed.load_state_dict(state)
+    got = [(x.cpu(), y.cpu()) for x, y in resumed]
+    assert len(got) == len(want) - 2 == 2
+    for k, ((x, y), (wx, wy)) in enumerate(zip(got, want[2:])):
+        assert torch.equal(y, wy), f"batch {k + 2}: labels differ"
+        assert torch.equal(x, wx), f"batch {k + 2}: pixels differ"
 
 
 # --- 4. Stream ordering: batches are ready on the consumer's stream and not reused early -----
