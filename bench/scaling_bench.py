@@ -46,6 +46,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -118,7 +119,7 @@ def sluice_system(args, rank: Rank):
     threads = max(1, cpus // rank.local_world)  # the host's CPUs shared by its ranks
     loader = sluice.Loader(args.data, [ST.Resize((args.size, args.size)), ST.Normalize(MEAN, STD)],
                            batch_size=args.batch_size, device=str(rank.device), dtype="float16",
-                           shuffle=True, seed=SEED, num_threads=threads)
+                           shuffle=True, seed=SEED, num_threads=threads, decode_route=args.decode_route)
 
     def epoch(e: int, limit: int | None = None):
         loader.set_epoch(e)
@@ -298,7 +299,7 @@ def run_job(system: str, gpus: int, args, tmp: str) -> dict:
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(gpus),
            os.path.abspath(__file__), args.data, "--_worker", system, "--batch-size", str(args.batch_size),
            "--size", str(args.size), "--workers", str(args.workers), "--device", args.device,
-           "--warmup", str(args.warmup)]
+           "--warmup", str(args.warmup), "--decode-route", args.decode_route]
     env = dict(os.environ)  # PYTHONPATH and the rest pass through to the ranks
     # torchrun sets OMP_NUM_THREADS=1 only with several ranks; 1 for every job, so the 1-GPU job
     # is no different (sluice's threads are set by num_threads, DataLoader workers use 1 anyway,
@@ -313,7 +314,21 @@ def run_job(system: str, gpus: int, args, tmp: str) -> dict:
         except subprocess.TimeoutExpired:
             pass
         timed_out = p.poll() is None
+        if timed_out and os.environ.get("SLUICE_PROBE_GDB"):  # where every rank's threads are
+            from gpu_probe import stacks
+            with open(err_path, "a") as err:
+                for pid in descendants(p.pid):
+                    try:
+                        with open(f"/proc/{pid}/cmdline") as f:
+                            is_rank = "--_worker" in f.read()
+                    except OSError:
+                        continue
+                    if is_rank:
+                        err.write(f"=== stacks of rank process {pid}\n{stacks(pid)}\n")
         kill_tree(p)
+    if args.logs:
+        os.makedirs(args.logs, exist_ok=True)
+        shutil.copy(err_path, os.path.join(args.logs, f"{system}_{gpus}gpu.stderr"))
     with open(out_path) as out, open(err_path, errors="replace") as err:
         lines, stderr = [ln for ln in out if ln.startswith("{")], err.read()
     # A rank's own traceback says more than torchrun's summary of it, which comes last.
@@ -414,6 +429,9 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=8, help="DataLoader workers per GPU")
     ap.add_argument("--warmup", type=int, default=20, help="warm-up batches of epoch 0")
     ap.add_argument("--json", help="write every row here (rewritten after each job)")
+    ap.add_argument("--logs", help="keep each job's stderr in this directory")
+    ap.add_argument("--decode-route", default="auto", choices=["auto", "hardware", "hybrid", "cpu"],
+                    help="sluice's decode_route")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                     help="cpu: the same jobs with gloo and CPU tensors, to check the plumbing")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per job before it is killed")

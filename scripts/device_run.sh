@@ -8,7 +8,9 @@
 #   probe: builds the Python module only and runs bench/gpu_probe.py on dataset (a) with the
 #   configurations in PROBE (separated by spaces; see that script).
 #   multigpu (a machine with 2+ GPUs): the tests, then bench/scaling_bench.py on a VOC-like dataset
-#   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader.
+#   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader (SYSTEMS,
+#   ROUTE, JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs.
+#   scaling: the same without the tests.
 # Logs and JSON results go to $OUT (at most 8 files come back).
 set -uo pipefail
 what=${1:-all}
@@ -22,8 +24,9 @@ nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 t0=$(date +%s)
 build=build/gpu; type=Release
 [ "$what" = probe ] && { build=build/probe; type=RelWithDebInfo; }  # symbols for gdb
+[ "$what" = scaling ] && { build=build/probe; type=RelWithDebInfo; }
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=$type -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-target=(); [ "$what" = probe ] && target=(--target _core)
+target=(); { [ "$what" = probe ] || [ "$what" = scaling ]; } && target=(--target _core)
 rm -f python/sluice/_core*.so  # both build dirs write it: relink it from this one
 cmake --build $build -j "$(nproc)" "${target[@]}" >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "build: $(( $(date +%s) - t0 ))s"
@@ -36,24 +39,27 @@ if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = multigpu ]; then
   summary+=("pytest: $(tail -1 "$OUT/pytest.log")")
   grep -E "FAILED|Error" "$OUT/pytest.log" | head -20
 fi
-if [ "$what" = probe ]; then
+if [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = multigpu ]; then
   # gdb (carried in .deb/gdb) prints every thread's stack when a configuration hangs.
   if [ -d .deb/gdb ]; then
     rm -rf /tmp/gdbroot && mkdir -p /tmp/gdbroot && for f in .deb/gdb/*.deb; do dpkg -x "$f" /tmp/gdbroot; done
     export SLUICE_PROBE_GDB="env LD_LIBRARY_PATH=/tmp/gdbroot/usr/lib/x86_64-linux-gnu:/tmp/gdbroot/lib/x86_64-linux-gnu /tmp/gdbroot/usr/bin/gdb"
   fi
+fi
+if [ "$what" = probe ]; then
   [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet && touch /tmp/data_a.done; }
   read -r -a configs <<<"${PROBE:-route=hardware route=auto}"
   args=(); for c in "${configs[@]}"; do args+=(--config "$c"); done
   "$PY" bench/gpu_probe.py /tmp/data_a --seconds "${SECONDS_PER_ROW:-5}" "${args[@]}" 2>&1 | tee "$OUT/probe.log"
   exit 0
 fi
-if [ "$what" = multigpu ]; then
+if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
   t1=$(date +%s)
   [ -f /tmp/data_voc.done ] || { "$PY" -m sluice make-dataset /tmp/data_voc -n "${N_VOC:-21453}" --preset voc --classes 20 --quiet | tee -a "$OUT/scaling.log" && touch /tmp/data_voc.done; }
   echo "dataset: $(( $(date +%s) - t1 ))s"
   timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "${GPUS:-1,2}" \
-    --json "$OUT/scaling.json" 2>&1 | tee -a "$OUT/scaling.log"
+    --systems "${SYSTEMS:-sluice,dataloader}" --decode-route "${ROUTE:-auto}" --timeout "${JOB_TIMEOUT:-240}" \
+    --json "$OUT/scaling.json" --logs "$OUT" 2>&1 | tee -a "$OUT/scaling.log" | grep -v "^  "
   printf '%s\n' "${summary[@]}"
   exit 0
 fi

@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -150,6 +151,17 @@ def make_image(spec: DatasetSpec, index: int) -> bytes:
     return _core.encode_jpeg(pixels, quality, spec.subsampling, progressive, 1)
 
 
+def _write_image(job: tuple[DatasetSpec, str, int]) -> tuple[int, int]:
+    """Writes image ``index`` into its class folder; (bytes, pixels)."""
+    spec, root, i = job
+    data = make_image(spec, i)
+    path = os.path.join(root, f"class_{i % spec.num_classes:03d}", f"img_{i:06d}.jpg")
+    with open(path, "wb") as f:
+        f.write(data)
+    _, w, h, _, _ = _image_params(spec, i)
+    return len(data), w * h
+
+
 def make_dataset(root: str, spec: DatasetSpec | None = None, *, workers: int | None = None,
                  progress: bool = True, **overrides) -> dict:
     """Writes ``spec.num_images`` JPEGs into ``root/class_XXX/img_XXXXXX.jpg`` (an ImageFolder).
@@ -170,22 +182,19 @@ def make_dataset(root: str, spec: DatasetSpec | None = None, *, workers: int | N
         raise ValueError(f"aspects must be (width / height, weight) pairs, both > 0, got {spec.aspects!r}")
     for c in range(spec.num_classes):
         os.makedirs(os.path.join(root, f"class_{c:03d}"), exist_ok=True)
-    workers = workers or (os.cpu_count() or 1)
+    workers = workers or len(os.sched_getaffinity(0))
     total_bytes = 0
     total_pixels = 0
-
-    def work(i: int) -> tuple[int, int]:
-        data = make_image(spec, i)
-        path = os.path.join(root, f"class_{i % spec.num_classes:03d}", f"img_{i:06d}.jpg")
-        with open(path, "wb") as f:
-            f.write(data)
-        _, w, h, _, _ = _image_params(spec, i)
-        return len(data), w * h
-
-    # NumPy's FFTs and our encoder release the GIL, so threads scale.
-    with Progress(spec.num_images, "make-dataset", enabled=progress) as bar, \
-            ThreadPoolExecutor(max_workers=workers) as pool:
-        for nbytes, npix in pool.map(work, range(spec.num_images)):
+    # The synthesis is many small NumPy operations that hold the GIL: threads do not scale past
+    # about two cores, so many images go to processes (spawned: the parent may run threads).
+    if workers > 1 and spec.num_images >= 256:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        chunk = max(1, min(64, spec.num_images // (8 * workers)))
+    else:
+        pool, chunk = ThreadPoolExecutor(max_workers=workers), 1
+    with Progress(spec.num_images, "make-dataset", enabled=progress) as bar, pool:
+        for nbytes, npix in pool.map(_write_image, [(spec, root, i) for i in range(spec.num_images)],
+                                     chunksize=chunk):
             total_bytes += nbytes
             total_pixels += npix
             bar.update()
