@@ -1,5 +1,6 @@
 #include "codec/nvjpeg_decoders.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -30,7 +31,7 @@ Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(Nvj
   const NvjpegApi& api = ctx->api();
   std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx));
   d->width_ = ctx->hardware_engines() * images_per_engine;
-  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStateCreate(ctx->hardware_handle(), &d->state_));
+  d->states_.reserve(kMaxStates);
   d->params_.resize(static_cast<size_t>(d->width_));
   for (auto& p : d->params_) {
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsCreate(ctx->hardware_handle(), &p));
@@ -43,7 +44,34 @@ NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
   const NvjpegApi& api = ctx_->api();
   for (auto p : params_)
     if (p != nullptr) api.nvjpegDecodeParamsDestroy(p);
-  if (state_ != nullptr) api.nvjpegJpegStateDestroy(state_);
+  for (SizedState& s : states_) api.nvjpegJpegStateDestroy(s.state);
+}
+
+Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n) {
+  const NvjpegApi& api = ctx_->api();
+  nvjpegHandle_t h = ctx_->hardware_handle();
+  SizedState* pick = nullptr;
+  for (SizedState& s : states_)
+    if (s.size == n) pick = &s;
+  if (pick == nullptr) {
+    if (static_cast<int>(states_.size()) < kMaxStates) {
+      SizedState fresh;
+      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStateCreate(h, &fresh.state));
+      states_.push_back(fresh);
+      pick = &states_.back();
+    } else {  // rare: the least recently used state changes size
+      pick = &*std::min_element(states_.begin(), states_.end(), [](const SizedState& a, const SizedState& b) {
+        return a.last_use < b.last_use;
+      });
+      pick->size = -1;
+    }
+  }
+  if (pick->size != n) {
+    SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeBatchedInitialize(h, pick->state, n, 1, NVJPEG_OUTPUT_RGBI));
+    pick->size = n;
+  }
+  pick->last_use = ++calls_;
+  return pick;
 }
 
 Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream) {
@@ -53,10 +81,7 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   const NvjpegApi& api = ctx_->api();
   nvjpegHandle_t h = ctx_->hardware_handle();
   std::lock_guard<std::mutex> turn(g_hardware_call);
-  if (initialized_for_ != n) {
-    SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeBatchedInitialize(h, state_, n, 1, NVJPEG_OUTPUT_RGBI));
-    initialized_for_ = n;
-  }
+  SLUICE_ASSIGN_OR_RETURN(SizedState* state, StateFor(n));
   std::vector<const unsigned char*> data(static_cast<size_t>(n));
   std::vector<size_t> lengths(static_cast<size_t>(n));
   std::vector<nvjpegImage_t> dest(static_cast<size_t>(n));
@@ -71,10 +96,10 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetROI(params_[static_cast<size_t>(i)], j.roi.x,
                                                                j.roi.y, j.roi.w, j.roi.h));
   }
-  const nvjpegStatus_t s = api.nvjpegDecodeBatchedEx(h, state_, data.data(), lengths.data(), dest.data(),
+  const nvjpegStatus_t s = api.nvjpegDecodeBatchedEx(h, state->state, data.data(), lengths.data(), dest.data(),
                                                      params_.data(), stream);
   if (s != NVJPEG_STATUS_SUCCESS) {
-    initialized_for_ = -1;  // a failed batch needs a fresh initialization
+    state->size = -1;  // a failed batch needs a fresh initialization
     return NvjpegStatus(s, "nvjpegDecodeBatchedEx");
   }
   return Status::OK();

@@ -61,15 +61,30 @@ class NvjpegHardwareDecoder {
   // cuEventSynchronize for good.
   // On error (a stream the engines reject) nothing of this call can be trusted: decode these
   // jobs another way.
+  // Each call size has its own state, initialized once: re-initializing a state for another
+  // size makes nvJPEG free device memory with cuMemFree, which waits for the whole device, and
+  // under DDP a device can be busy with an NCCL kernel that waits for this very process (seen:
+  // two ranks hung for good on two H200s with decode_route="auto", whose call sizes vary).
+  // Callers keep the sizes few (RouteScheduler rounds the engines' share); past kMaxStates
+  // sizes, the least recently used state is re-initialized.
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
+
+  static constexpr int kMaxStates = 32;
 
  private:
   explicit NvjpegHardwareDecoder(NvjpegContext* ctx) : ctx_(ctx) {}
+  struct SizedState {
+    nvjpegJpegState_t state = nullptr;
+    int size = -1;           // batch size it is initialized for; -1: needs an initialization
+    uint64_t last_use = 0;
+  };
+  Result<SizedState*> StateFor(int n);
+
   NvjpegContext* ctx_;
-  nvjpegJpegState_t state_ = nullptr;
+  std::vector<SizedState> states_;
+  uint64_t calls_ = 0;
   std::vector<nvjpegDecodeParams_t> params_;
   int width_ = 0;
-  int initialized_for_ = -1;  // batch size the state was initialized for
 };
 
 class NvjpegHybridDecoder {

@@ -41,7 +41,12 @@ RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   if (!has_hw_ || eligible == 0) return s;
   // The CPU side takes share_ of the batch; ineligible samples count towards it.
   const int cpu_target = static_cast<int>(std::lround(share_ * n));
-  s.hardware = std::clamp(n - cpu_target, 0, eligible);
+  int hardware = n - cpu_target;
+  if (n >= 4 * kHardwareGrain) {
+    hardware = static_cast<int>(std::lround(static_cast<double>(hardware) / kHardwareGrain)) * kHardwareGrain;
+    if (eligible < hardware) hardware = eligible / kHardwareGrain * kHardwareGrain;
+  }
+  s.hardware = std::clamp(hardware, 0, eligible);
   return s;
 }
 

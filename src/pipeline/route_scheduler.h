@@ -26,12 +26,15 @@ class RouteScheduler {
   RouteScheduler(int threads, bool has_hardware, bool has_hybrid);
 
   struct Split {
-    int hardware = 0;              // of the eligible samples, how many go to the engines
+    int hardware = 0;              // of the eligible samples, how many go to the engines: a
+                                   // multiple of kHardwareGrain in batches of 4 grains or more
+                                   // (few call sizes: NvjpegHardwareDecoder keeps a state each)
     Route cpu_side = Route::kCpu;  // where the other samples go (the hybrid-decodable ones)
     int explore = 0;               // of those, how many try the other CPU-side route
   };
   // n samples, `eligible` of them for the engines.
   Split Plan(int n, int eligible);
+  static constexpr int kHardwareGrain = 16;
 
   // A batch finished: seconds from its planning until its engine part and its CPU-side part
   // finished (negative: that side had no samples).

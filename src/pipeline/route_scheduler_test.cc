@@ -34,6 +34,22 @@ TEST(RouteScheduler, HardwareTakesOnlyEligibleSamples) {
   EXPECT_EQ(s.Plan(256, 0).hardware, 0);
 }
 
+TEST(RouteScheduler, EngineShareComesInGrainsForFewCallSizes) {
+  // Whatever the share settles at, a batch of 256 sends a multiple of 16 to the engines (at
+  // most 16 sizes, so the engines' decoder re-initializes nothing); a small batch, any number.
+  RouteScheduler s(8, true, true);
+  for (int b = 0; b < 200; ++b) {
+    const RouteScheduler::Split split = s.Plan(256, 256);
+    EXPECT_EQ(split.hardware % RouteScheduler::kHardwareGrain, 0) << split.hardware;
+    s.RecordBatch(b % 3 == 0 ? 0.2 : 0.1, 0.15);  // the share wanders
+  }
+  EXPECT_EQ(s.Plan(256, 40).hardware % RouteScheduler::kHardwareGrain, 0);
+  EXPECT_LE(s.Plan(256, 40).hardware, 40);
+  EXPECT_LE(s.Plan(256, 7).hardware, 7);
+  RouteScheduler small(1, true, true);  // a CPU side of one thread: the engines take most
+  EXPECT_GT(small.Plan(20, 20).hardware, 0);
+}
+
 TEST(RouteScheduler, PicksTheCheaperCpuSideRouteAndExplores) {
   RouteScheduler s(8, false, true);
   for (int i = 0; i < 50; ++i) {
