@@ -69,7 +69,8 @@ class NvjpegHardwareDecoder {
   // sizes, the least recently used state is re-initialized.
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
 
-  static constexpr int kMaxStates = 32;
+  // Each state holds nvJPEG's buffers for its size (from the loader's GPU memory budget).
+  static constexpr int kMaxStates = 8;
 
  private:
   explicit NvjpegHardwareDecoder(NvjpegContext* ctx) : ctx_(ctx) {}

@@ -42,10 +42,9 @@ RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   // The CPU side takes share_ of the batch; ineligible samples count towards it.
   const int cpu_target = static_cast<int>(std::lround(share_ * n));
   int hardware = n - cpu_target;
-  if (n >= 4 * kHardwareGrain) {
-    hardware = static_cast<int>(std::lround(static_cast<double>(hardware) / kHardwareGrain)) * kHardwareGrain;
-    if (eligible < hardware) hardware = eligible / kHardwareGrain * kHardwareGrain;
-  }
+  const int grain = n >= 4 * kHardwareGrain ? kHardwareGrain : n >= 16 ? kHardwareGrain / 2 : 1;
+  hardware = static_cast<int>(std::lround(static_cast<double>(hardware) / grain)) * grain;
+  if (eligible < hardware) hardware = eligible / grain * grain;
   s.hardware = std::clamp(hardware, 0, eligible);
   return s;
 }

@@ -27,8 +27,9 @@ class RouteScheduler {
 
   struct Split {
     int hardware = 0;              // of the eligible samples, how many go to the engines: a
-                                   // multiple of kHardwareGrain in batches of 4 grains or more
-                                   // (few call sizes: NvjpegHardwareDecoder keeps a state each)
+                                   // multiple of kHardwareGrain in batches of 4 grains or more,
+                                   // of half of it in batches of 16 or more (few call sizes:
+                                   // NvjpegHardwareDecoder keeps a state for each)
     Route cpu_side = Route::kCpu;  // where the other samples go (the hybrid-decodable ones)
     int explore = 0;               // of those, how many try the other CPU-side route
   };

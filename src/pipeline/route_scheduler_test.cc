@@ -47,7 +47,9 @@ TEST(RouteScheduler, EngineShareComesInGrainsForFewCallSizes) {
   EXPECT_LE(s.Plan(256, 40).hardware, 40);
   EXPECT_LE(s.Plan(256, 7).hardware, 7);
   RouteScheduler small(1, true, true);  // a CPU side of one thread: the engines take most
-  EXPECT_GT(small.Plan(20, 20).hardware, 0);
+  EXPECT_EQ(small.Plan(32, 32).hardware % (RouteScheduler::kHardwareGrain / 2), 0);
+  EXPECT_GT(small.Plan(32, 32).hardware, 0);
+  EXPECT_GT(small.Plan(10, 10).hardware, 0);
 }
 
 TEST(RouteScheduler, PicksTheCheaperCpuSideRouteAndExplores) {
