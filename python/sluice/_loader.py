@@ -106,7 +106,9 @@ class Loader:
         decode_route: GPU path only. ``"auto"`` splits each batch between the JPEG engines and
             the CPU-side decoders by what the batches before it measured (not reproducible bit
             for bit: which decoder a sample gets depends on timing); ``"hardware"``, ``"hybrid"`` or ``"cpu"`` pin one (files a
-            route cannot take fall back: hardware, then hybrid, then cpu).
+            route cannot take fall back: hardware, then hybrid, then cpu). With several ranks
+            (``world_size > 1``) ``"auto"`` means ``"hardware"``: on two GPUs under DDP, "auto"
+            was seen to hang (nvJPEG freeing memory while an NCCL kernel held the device).
         gpu_memory_budget: GPU path only: bytes of GPU memory (and of pinned host memory) the
             loader may hold, nvJPEG's buffers included (default 1 GiB). Batches are prepared
             ahead only while they fit; ``stats()["gpu_memory_peak"]`` reports the peak.

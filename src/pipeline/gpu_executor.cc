@@ -213,6 +213,13 @@ class GpuExecutor : public BatchExecutor {
 
 Status GpuExecutor::Init() {
   const int dev = options_.device.index;
+  // Under DDP (several ranks), "auto" pins the engines. Measured on two H200s (21,453 and 8,192
+  // VOC-like files, batch 32 per GPU): "auto" hung both ranks for good, twice, with an engine
+  // thread inside nvJPEG's cuMemFree, which waits for the whole device, while an NCCL kernel
+  // held it; "hardware", "hybrid" and "cpu" ran through. Until that is understood, a job of
+  // several ranks does not take the risk.
+  if (options_.decode_route == DecodeRoute::kAuto && options_.world_size > 1)
+    options_.decode_route = DecodeRoute::kHardware;
   const DecodeRoute route = options_.decode_route;
   SLUICE_RETURN_IF_ERROR(CheckCudaDevice(dev));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(dev));
