@@ -22,7 +22,7 @@
 // and transform one sample each, writing straight into the batch. At most `prefetch` batches
 // are prepared ahead of the consumer.
 //
-// Thread-safety: one thread drives a Loader (StartEpoch, Next); stats() may be called from any
+// Thread-safety: one thread drives a Loader (StartEpoch, Next, State, LoadState); stats() may be called from any
 // thread. Batches handed out stay valid after the Loader is destroyed.
 #ifndef SLUICE_LOADER_H_
 #define SLUICE_LOADER_H_

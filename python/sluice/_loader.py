@@ -15,7 +15,8 @@ __all__ = ["Loader"]
 
 _DTYPES = ("uint8", "float16", "float32")
 _STATE_FORMAT = "sluice.Loader/1"
-# In the order Loader.load_state takes them (resumed_from last).
+# The keys of a state dict besides "format"; the first five are passed to _core.Loader.load_state
+# in this order.
 _STATE_KEYS = ("epoch", "batches", "epoch_batches", "num_samples", "dataset_digest", "shuffle", "seed",
                "batch_size", "world_size", "last_batch", "next_epoch", "resumed_from")
 
