@@ -214,9 +214,10 @@ class GpuExecutor : public BatchExecutor {
 Status GpuExecutor::Init() {
   const int dev = options_.device.index;
   // Under DDP (several ranks), "auto" pins the engines. Measured on two H200s (21,453 and 8,192
-  // VOC-like files, batch 32 per GPU): "auto" hung both ranks for good, twice, with an engine
-  // thread inside nvJPEG's cuMemFree, which waits for the whole device, while an NCCL kernel
-  // held it; "hardware", "hybrid" and "cpu" ran through. Until that is understood, a job of
+  // VOC-like files, batch 32 per GPU): "auto" hung both ranks for good in two of three runs,
+  // with an engine thread inside nvJPEG's cuMemFree, which waits for the whole device, while an
+  // NCCL kernel held it (the third ran at half the speed of one GPU); "hardware", "hybrid" and
+  // "cpu" ran through. Until that is understood, a job of
   // several ranks does not take the risk.
   if (options_.decode_route == DecodeRoute::kAuto && options_.world_size > 1)
     options_.decode_route = DecodeRoute::kHardware;
