@@ -59,14 +59,25 @@ struct RandomHorizontalFlip {
   double p = 0.5;
 };
 
+struct RandomVerticalFlip {
+  double p = 0.5;
+};
+
+// Pad with a constant (torchvision's Pad with padding_mode="constant"): pixels added on the
+// left, top, right and bottom, of colour `fill`.
+struct Pad {
+  std::array<int, 4> padding = {0, 0, 0, 0};  // left, top, right, bottom
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+};
+
 // (x / 255 - mean) / std per channel, on RGB values in [0, 255]. Output dtype must be float.
 struct Normalize {
   std::array<float, 3> mean = {0.f, 0.f, 0.f};
   std::array<float, 3> std = {1.f, 1.f, 1.f};
 };
 
-using Transform =
-    std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip, Normalize>;
+using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
+                               RandomVerticalFlip, Pad, Normalize>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

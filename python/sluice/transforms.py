@@ -27,6 +27,8 @@ __all__ = [
     "CenterCrop",
     "RandomCrop",
     "RandomHorizontalFlip",
+    "RandomVerticalFlip",
+    "Pad",
     "Normalize",
 ]
 
@@ -185,6 +187,31 @@ def _fill(owner: str, fill: Any) -> tuple[int, int, int]:
     return tuple(out)  # type: ignore[return-value]
 
 
+def _padding(owner: str, padding: Any, padding_mode: str) -> tuple[int, int, int, int]:
+    """torchvision's padding argument as (left, top, right, bottom): an int for every side,
+    (left/right, top/bottom), or (left, top, right, bottom)."""
+    if _is_int(padding):
+        pad = (int(padding),) * 4
+    elif isinstance(padding, Sequence) and len(padding) in (1, 2, 4) and all(_is_int(p) for p in padding):
+        p = [int(v) for v in padding]
+        pad = (p[0],) * 4 if len(p) == 1 else ((p[0], p[1], p[0], p[1]) if len(p) == 2 else tuple(p))
+    else:
+        raise TypeError(f"{owner}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding!r}")
+    if any(v < 0 for v in pad):
+        raise ValueError(f"{owner}: padding must be non-negative, got {padding!r}")
+    if padding_mode != "constant":
+        raise NotImplementedError(f"{owner}: padding_mode={padding_mode!r} is not supported; only 'constant'")
+    return pad  # type: ignore[return-value]
+
+
+def _probability(owner: str, p: Any) -> float:
+    if not isinstance(p, numbers.Real) or isinstance(p, bool):
+        raise TypeError(f"{owner}: p must be a number, got {p!r}")
+    if not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"{owner}: p must be in [0, 1], got {p!r}")
+    return float(p)
+
+
 class RandomCrop(Transform):
     """Crop a random ``size`` window, after optional constant padding."""
 
@@ -192,23 +219,8 @@ class RandomCrop(Transform):
                  padding_mode: str = "constant"):
         owner = "RandomCrop"
         self.size = _size(owner, size)
-        if padding is None:
-            pad = (0, 0, 0, 0)
-        elif _is_int(padding):
-            pad = (int(padding),) * 4
-        elif isinstance(padding, Sequence) and len(padding) in (1, 2, 4) and all(_is_int(p) for p in padding):
-            p = [int(v) for v in padding]
-            pad = (p[0],) * 4 if len(p) == 1 else ((p[0], p[1], p[0], p[1]) if len(p) == 2 else tuple(p))
-        else:
-            raise TypeError(f"{owner}: padding must be an int or a sequence of 1, 2 or 4 ints, "
-                            f"got {padding!r}")
-        if any(v < 0 for v in pad):
-            raise ValueError(f"{owner}: padding must be non-negative, got {padding!r}")
-        if padding_mode != "constant":
-            raise NotImplementedError(f"{owner}: padding_mode={padding_mode!r} is not supported; "
-                                      "only 'constant'")
         self.padding = padding
-        self._pad = pad  # left, top, right, bottom
+        self._pad = (0, 0, 0, 0) if padding is None else _padding(owner, padding, padding_mode)
         self.pad_if_needed = bool(pad_if_needed)
         self.fill = fill
         self._fill = _fill(owner, fill)
@@ -227,15 +239,41 @@ class RandomHorizontalFlip(Transform):
     """Mirror left-right with probability ``p``."""
 
     def __init__(self, p: float = 0.5):
-        if not isinstance(p, numbers.Real) or isinstance(p, bool):
-            raise TypeError(f"RandomHorizontalFlip: p must be a number, got {p!r}")
-        if not 0.0 <= float(p) <= 1.0:
-            raise ValueError(f"RandomHorizontalFlip: p must be in [0, 1], got {p!r}")
-        self.p = float(p)
+        self.p = _probability("RandomHorizontalFlip", p)
 
     def _spec(self):
         s = _C.RandomHorizontalFlip()
         s.p = self.p
+        return s
+
+
+class RandomVerticalFlip(Transform):
+    """Mirror top-bottom with probability ``p``."""
+
+    def __init__(self, p: float = 0.5):
+        self.p = _probability("RandomVerticalFlip", p)
+
+    def _spec(self):
+        s = _C.RandomVerticalFlip()
+        s.p = self.p
+        return s
+
+
+class Pad(Transform):
+    """Pad every side with a constant ``fill`` (torchvision's ``Pad``; ``padding`` as there: an
+    int, (left/right, top/bottom) or (left, top, right, bottom)). Only ``padding_mode="constant"``."""
+
+    def __init__(self, padding, fill=0, padding_mode: str = "constant"):
+        self.padding = padding
+        self._pad = _padding("Pad", padding, padding_mode)
+        self.fill = fill
+        self._fill = _fill("Pad", fill)
+        self.padding_mode = padding_mode
+
+    def _spec(self):
+        s = _C.Pad()
+        s.padding = self._pad
+        s.fill = self._fill
         return s
 
 

@@ -47,6 +47,13 @@ void RegisterTransforms(nb::module_& m) {
   nb::class_<RandomHorizontalFlip>(t, "RandomHorizontalFlip")
       .def(nb::init<>())
       .def_rw("p", &RandomHorizontalFlip::p);
+  nb::class_<RandomVerticalFlip>(t, "RandomVerticalFlip")
+      .def(nb::init<>())
+      .def_rw("p", &RandomVerticalFlip::p);
+  nb::class_<Pad>(t, "Pad")
+      .def(nb::init<>())
+      .def_rw("padding", &Pad::padding)
+      .def_rw("fill", &Pad::fill);
   nb::class_<Normalize>(t, "Normalize")
       .def(nb::init<>())
       .def_rw("mean", &Normalize::mean)

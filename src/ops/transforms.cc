@@ -12,12 +12,19 @@ struct NameOf {
   const char* operator()(const CenterCrop&) const { return "CenterCrop"; }
   const char* operator()(const RandomCrop&) const { return "RandomCrop"; }
   const char* operator()(const RandomHorizontalFlip&) const { return "RandomHorizontalFlip"; }
+  const char* operator()(const RandomVerticalFlip&) const { return "RandomVerticalFlip"; }
+  const char* operator()(const Pad&) const { return "Pad"; }
   const char* operator()(const Normalize&) const { return "Normalize"; }
 };
 
 Status CheckSize(const char* name, int h, int w) {
   if (h <= 0 || w <= 0)
     return InvalidArgument(name, ": size must be positive, got (", h, ", ", w, ")");
+  return Status::OK();
+}
+
+Status CheckProbability(const char* name, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) return InvalidArgument(name, ": p must be in [0, 1], got ", p);
   return Status::OK();
 }
 
@@ -51,9 +58,11 @@ struct Validator {
       if (p < 0) return InvalidArgument("RandomCrop: padding must be non-negative, got ", p);
     return Status::OK();
   }
-  Status operator()(const RandomHorizontalFlip& t) const {
-    if (!(t.p >= 0.0 && t.p <= 1.0))
-      return InvalidArgument("RandomHorizontalFlip: p must be in [0, 1], got ", t.p);
+  Status operator()(const RandomHorizontalFlip& t) const { return CheckProbability("RandomHorizontalFlip", t.p); }
+  Status operator()(const RandomVerticalFlip& t) const { return CheckProbability("RandomVerticalFlip", t.p); }
+  Status operator()(const Pad& t) const {
+    for (int p : t.padding)
+      if (p < 0) return InvalidArgument("Pad: padding must be non-negative, got ", p);
     return Status::OK();
   }
   Status operator()(const Normalize& t) const {

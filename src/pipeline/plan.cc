@@ -94,6 +94,10 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
       if (plan.normalize_ && (rc->pad_if_needed || rc->padding != std::array<int, 4>{0, 0, 0, 0}))
         return Unsupported("transform ", i, ": RandomCrop with padding after Normalize is not supported; "
                            "put Normalize last");
+    } else if (const auto* pad = std::get_if<Pad>(&t)) {
+      if (plan.normalize_)
+        return Unsupported("transform ", i, ": Pad after Normalize is not supported; put Normalize last");
+      if (h > 0) h += pad->padding[1] + pad->padding[3], w += pad->padding[0] + pad->padding[2];
     }
   }
   if (h > 0 && w > 0) {
@@ -179,6 +183,12 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
       SLUICE_RETURN_IF_ERROR(crop(wx, wy, rc->fill));
     } else if (const auto* f = std::get_if<RandomHorizontalFlip>(&t)) {
       if (rng.Bernoulli(f->p)) ax.map.flip = !ax.map.flip;
+    } else if (const auto* v = std::get_if<RandomVerticalFlip>(&t)) {
+      if (rng.Bernoulli(v->p)) ay.map.flip = !ay.map.flip;
+    } else if (const auto* pad = std::get_if<Pad>(&t)) {
+      const auto& [left, top, right, bottom] = pad->padding;
+      SLUICE_RETURN_IF_ERROR(crop(AxisWindow{-left, ax.len() + left + right},
+                                  AxisWindow{-top, ay.len() + top + bottom}, pad->fill));
     }
   }
   return finish_segment();

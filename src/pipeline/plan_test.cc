@@ -48,6 +48,11 @@ TEST(PlanTest, CreateErrorsNameTheProblem) {
        "transform 0: RandomCrop: padding must be non-negative, got -1"},
       {{Normalize{}, RandomCrop{8, 8, {0, 0, 0, 0}, true}}, StatusCode::kUnsupported,
        "transform 1: RandomCrop with padding after Normalize is not supported"},
+      {{CenterCrop{8, 8}, RandomVerticalFlip{-0.1}}, StatusCode::kInvalidArgument,
+       "transform 1: RandomVerticalFlip: p must be in [0, 1], got -0.1"},
+      {{Pad{{1, 2, -3, 4}}}, StatusCode::kInvalidArgument, "transform 0: Pad: padding must be non-negative, got -3"},
+      {{Normalize{}, Pad{{1, 1, 1, 1}}}, StatusCode::kUnsupported,
+       "transform 1: Pad after Normalize is not supported"},
       {{Resize{50, 50}, Resize{40, 40}, Resize{30, 30}, Resize{20, 20}, Resize{10, 10}},
        StatusCode::kUnsupported, "needs more than 4 resampling passes"},
   };
@@ -211,6 +216,33 @@ TEST(PlanTest, FlipsToggleTheXAxis) {
     EXPECT_EQ(g.segments[0].x.flip, rng.Bernoulli(0.5));
   }
   EXPECT_NEAR(flipped, 500, 80);  // sd 16
+}
+
+TEST(PlanTest, VerticalFlipTogglesTheYAxisAndPadWidensTheWindow) {
+  Result<Plan> plan = Plan::Create({CenterCrop{16, 20}, Pad{{1, 2, 3, 4}, {9, 8, 7}}, RandomVerticalFlip{1.0}});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->out_height(), 16 + 2 + 4);
+  EXPECT_EQ(plan->out_width(), 20 + 1 + 3);
+  SampleGeometry g;
+  ASSERT_TRUE(plan->Draw(64, 48, SampleKey{}, &g).ok());
+  ASSERT_EQ(g.num_segments, 1);  // crop, pad and flip: one pass
+  const ResizeParams& p = g.segments[0];
+  EXPECT_TRUE(p.y.flip);
+  EXPECT_FALSE(p.x.flip);
+  // x: the centre 20 of 64 (offset 22), one padding pixel before it: output 0 is padding.
+  EXPECT_EQ(p.x.out_len, 24);
+  EXPECT_EQ(p.x.origin + p.x.out_off, 22 - 1);
+  // y: the centre 16 of 48 (offset 16), 2 rows above, 4 below, shown flipped: output row 0 is
+  // the last padding row below the image.
+  EXPECT_EQ(p.y.out_len, 22);
+  EXPECT_EQ(p.y.origin + p.y.ResizedIndex(0), 16 + 16 + 4 - 1);
+  EXPECT_EQ(p.y.origin + p.y.ResizedIndex(21), 16 - 2);
+  EXPECT_EQ(p.fill[0], 9);
+  EXPECT_EQ(p.fill[2], 7);
+  // A variable-size list stays variable.
+  Result<Plan> var = Plan::Create({Resize{32, 0}, Pad{{1, 1, 1, 1}}});
+  ASSERT_TRUE(var.ok());
+  EXPECT_FALSE(var->fixed_size());
 }
 
 bool SameMap(const AxisMap& a, const AxisMap& b) {

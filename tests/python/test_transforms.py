@@ -254,3 +254,104 @@ def test_crop_window_entirely_in_padding():
         missed += not vx.any() or not vy.any()
         overlapped += vx.any() and vy.any()
     assert missed > 0 and overlapped > 0  # both cases were exercised
+
+
+# --- RandomVerticalFlip and Pad (issue 5): geometry that rides in the same resampling pass ---
+
+def test_vertical_flip_probability_extremes_and_order():
+    data = jpeg(50, 40)
+    base = run_sample(data, [T.CenterCrop(32)])
+    np.testing.assert_array_equal(run_sample(data, [T.CenterCrop(32), T.RandomVerticalFlip(1.0)]), base[::-1])
+    np.testing.assert_array_equal(run_sample(data, [T.CenterCrop(32), T.RandomVerticalFlip(0.0)]), base)
+    # Before a crop, the flip mirrors which rows the window takes (as torchvision, op by op).
+    ours = run_sample(data, [T.RandomVerticalFlip(1.0), T.CenterCrop((30, 50))])
+    np.testing.assert_array_equal(ours, np.asarray(pil_image(data))[::-1][5:35])
+    # Both flips: a half turn.
+    both = run_sample(data, [T.CenterCrop(32), T.RandomHorizontalFlip(1.0), T.RandomVerticalFlip(1.0)])
+    np.testing.assert_array_equal(both, base[::-1, ::-1])
+
+
+def test_vertical_flip_after_resize_matches_pil():
+    data = jpeg(175, 129)
+    ours = run_sample(data, [T.Resize((61, 83)), T.RandomVerticalFlip(1.0)])
+    ref = pil_image(data).resize((83, 61), Image.Resampling.BILINEAR).transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+    np.testing.assert_array_equal(ours, np.asarray(ref))
+
+
+def test_vertical_flip_draws_are_per_sample_and_near_p():
+    tf = [T.CenterCrop(8), T.RandomVerticalFlip(0.3)]
+    flips = [geometry(tf, 20, 20, seed=1, index=i)[0]["y"]["flip"] for i in range(2000)]
+    assert 0.26 < sum(flips) / len(flips) < 0.34
+    # The horizontal flip draws from its own stream: the two are independent.
+    both = [T.CenterCrop(8), T.RandomHorizontalFlip(0.5), T.RandomVerticalFlip(0.5)]
+    pairs = [(g["x"]["flip"], g["y"]["flip"]) for g in (geometry(both, 20, 20, index=i)[0] for i in range(800))]
+    assert all(160 < sum(1 for p in pairs if p == c) < 240 for c in [(0, 0), (0, 1), (1, 0), (1, 1)])
+
+
+@pytest.mark.parametrize("padding,fill", [(3, 0), ((2, 5), 9), ((1, 2, 3, 4), (10, 20, 30))])
+def test_pad_matches_numpy(padding, fill):
+    data = jpeg(37, 23)
+    src = np.asarray(pil_image(data))
+    left, top, right, bottom = ((padding,) * 4 if isinstance(padding, int) else
+                                (padding * 2 if len(padding) == 2 else padding))
+    ref = np.empty((23 + top + bottom, 37 + left + right, 3), np.uint8)
+    ref[:] = fill
+    ref[top:top + 23, left:left + 37] = src
+    np.testing.assert_array_equal(run_sample(data, [T.Pad(padding, fill=fill)]), ref)
+
+
+def test_pad_then_resize_and_crop_compose_like_torchvision():
+    # Pad, then Resize: torchvision resizes the padded image, so padding is materialized first.
+    data = jpeg(40, 30)
+    padded = np.zeros((36, 48, 3), np.uint8)
+    padded[:] = (50, 60, 70)
+    padded[3:33, 4:44] = np.asarray(pil_image(data))
+    ref = Image.fromarray(padded).resize((24, 18), Image.Resampling.BILINEAR)
+    ours = run_sample(data, [T.Pad((4, 3), fill=(50, 60, 70)), T.Resize((18, 24))])
+    np.testing.assert_array_equal(ours, np.asarray(ref))
+    # Pad then CenterCrop is one window: a crop of the padded image.
+    ours = run_sample(data, [T.Pad(5, fill=7), T.CenterCrop((20, 44))])
+    big = np.full((40, 50, 3), 7, np.uint8)
+    big[5:35, 5:45] = np.asarray(pil_image(data))
+    np.testing.assert_array_equal(ours, big[10:30, 3:47])
+
+
+def test_pad_and_vertical_flip_in_a_loader_batch(small_folder):
+    loader = sluice.Loader(small_folder, [T.Resize((20, 30)), T.Pad((1, 2, 3, 4), fill=255),
+                                          T.RandomVerticalFlip(1.0)], batch_size=4, dtype="uint8",
+                           layout="NHWC", output="numpy", num_threads=2)
+    assert loader.output_size == (26, 34)
+    images, _ = next(iter(loader))
+    assert images.shape == (4, 26, 34, 3)
+    # Flipped: the 4-row bottom padding is on top, the 2-row top padding at the bottom.
+    assert (images[:, :4] == 255).all() and (images[:, -2:] == 255).all()
+    assert (images[:, :, :1] == 255).all() and (images[:, :, -3:] == 255).all()
+    assert (images[:, 4:-2, 1:-3] != 255).any()
+
+
+def test_pad_and_vertical_flip_errors():
+    with pytest.raises(ValueError, match="Pad: padding must be non-negative"):
+        T.Pad(-1)
+    with pytest.raises(TypeError, match="Pad: padding must be an int or a sequence of 1, 2 or 4 ints"):
+        T.Pad((1, 2, 3))
+    with pytest.raises(NotImplementedError, match="Pad: padding_mode='reflect' is not supported"):
+        T.Pad(2, padding_mode="reflect")
+    with pytest.raises(ValueError, match="Pad: fill values must be in"):
+        T.Pad(2, fill=300)
+    with pytest.raises(ValueError, match=r"RandomVerticalFlip: p must be in \[0, 1\]"):
+        T.RandomVerticalFlip(1.5)
+    with pytest.raises(TypeError, match="RandomVerticalFlip: p must be a number"):
+        T.RandomVerticalFlip("0.5")
+    with pytest.raises(NotImplementedError, match="Pad after Normalize is not supported"):
+        sluice.Loader([("x.jpg", 0)], [T.Normalize([0.5] * 3, [0.5] * 3), T.Pad(2)])
+
+
+def test_pad_and_vertical_flip_match_torchvision():
+    F = _tv()
+    import torch
+
+    data = jpeg(61, 47)
+    img = torch.from_numpy(np.asarray(pil_image(data)).copy()).permute(2, 0, 1)
+    ref = F.vertical_flip(F.pad(img, [2, 3, 4, 5], fill=[9, 8, 7]))
+    ours = run_sample(data, [T.Pad((2, 3, 4, 5), fill=(9, 8, 7)), T.RandomVerticalFlip(1.0)], layout="NCHW")
+    np.testing.assert_array_equal(ours, ref.numpy())  # geometry on the integer grid: exact
