@@ -282,6 +282,24 @@ def test_variable_size_batches_are_lists_of_cuda_tensors(small_folder):
     assert n == 15
 
 
+@needs_gpu
+@pytest.mark.parametrize("route", ["hardware", "cpu"])
+def test_pad_and_vertical_flip_match_cpu(small_folder, route):
+    # Padding and the vertical flip ride in the kernel's taps: same pixels as the CPU loader
+    # (within the decoder tolerance), and the padding exactly the fill value.
+    tf = [ST.Resize((40, 56)), ST.Pad((1, 2, 3, 4), fill=(200, 100, 0)), ST.RandomVerticalFlip()]
+    kw = dict(batch_size=5, shuffle=True, seed=4, dtype="uint8", layout="NCHW", dct_scaling=False)
+    cpu = sluice.Loader(small_folder, tf, **kw)
+    gpu = sluice.Loader(small_folder, tf, device="cuda", decode_route=route, **kw)
+    assert gpu.output_size == cpu.output_size == (46, 60)
+    for k, ((x, y), (cx, cy)) in enumerate(zip(gpu, cpu, strict=True)):
+        assert y.cpu().tolist() == cy.tolist()
+        assert_close_images(x, cx, PARITY_MEAN_UINT8, PARITY_MAX_UINT8, f"route {route}, batch {k}")
+        x = x.cpu()
+        for c, v in enumerate((200, 100, 0)):  # left column and right three columns: fill
+            assert (x[:, c, :, 0] == v).all() and (x[:, c, :, -3:] == v).all()
+
+
 # --- 3. Bad files behave as on the CPU --------------------------------------------------------
 
 def bad_files() -> dict[str, bytes]:
