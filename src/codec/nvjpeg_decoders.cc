@@ -66,9 +66,10 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
       pick->size = -1;
     }
   }
-  if (pick->size != n) {
+  if (pick->size != n || pick->stale) {
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeBatchedInitialize(h, pick->state, n, 1, NVJPEG_OUTPUT_RGBI));
     pick->size = n;
+    pick->stale = false;
   }
   pick->last_use = ++calls_;
   return pick;
@@ -99,7 +100,7 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   const nvjpegStatus_t s = api.nvjpegDecodeBatchedEx(h, state->state, data.data(), lengths.data(), dest.data(),
                                                      params_.data(), stream);
   if (s != NVJPEG_STATUS_SUCCESS) {
-    state->size = -1;  // a failed batch needs a fresh initialization
+    state->stale = true;  // a failed batch needs a fresh initialization
     return NvjpegStatus(s, "nvjpegDecodeBatchedEx");
   }
   return Status::OK();

@@ -76,7 +76,8 @@ class NvjpegHardwareDecoder {
   explicit NvjpegHardwareDecoder(NvjpegContext* ctx) : ctx_(ctx) {}
   struct SizedState {
     nvjpegJpegState_t state = nullptr;
-    int size = -1;           // batch size it is initialized for; -1: needs an initialization
+    int size = -1;           // batch size it is initialized for; -1: none yet
+    bool stale = false;      // a failed call: initialize again before the next
     uint64_t last_use = 0;
   };
   Result<SizedState*> StateFor(int n);
