@@ -220,7 +220,7 @@ class RandomCrop(Transform):
         owner = "RandomCrop"
         self.size = _size(owner, size)
         self.padding = padding
-        self._pad = (0, 0, 0, 0) if padding is None else _padding(owner, padding, padding_mode)
+        self._pad = _padding(owner, 0 if padding is None else padding, padding_mode)
         self.pad_if_needed = bool(pad_if_needed)
         self.fill = fill
         self._fill = _fill(owner, fill)
