@@ -220,3 +220,33 @@ def test_load_state_dict_errors(numbered, small_folder):
     with pytest.raises(ValueError):
         fresh.load_state_dict({**good, "seed": 1})
     assert sum(len(b[0]) for b in batches(fresh)) == 15
+
+
+@pytest.mark.parametrize("resume_world", [2, 1, 3])
+def test_partial_with_uneven_batches_resumes_exactly(numbered, resume_world):
+    # 9 samples over 2 ranks at batch 4, "partial": rank 0's part (5) gives batches of 4 and 1,
+    # rank 1's part (4) gives 3 and 1, so that both yield two. After one batch each, 7 samples
+    # are taken and the ranks' next positions are not in step: the resume must still give each
+    # rank exactly its own remaining batch (same world), or the 2 left exactly once (elastic).
+    nine = numbered[:9]
+    want, taken, states = {}, collections.Counter(), []
+    for rank in range(2):
+        kw = dict(batch_size=4, last_batch="partial", rank=rank, world_size=2)
+        whole = epoch(make(nine, **kw), 0)
+        assert [len(b[0]) for b in whole] == ([4, 1] if rank == 0 else [3, 1])
+        want[rank] = whole
+        first = make(nine, **kw)
+        taken.update(epoch(first, 0, take=1)[0][0].tolist())
+        states.append(first.state_dict())
+    assert states[0] == states[1] and sum(taken.values()) == 7
+    seen = collections.Counter(taken)
+    for rank in range(resume_world):
+        loader = make(nine, batch_size=4, last_batch="partial", rank=rank, world_size=resume_world) \
+            if resume_world < 3 else make(nine, batch_size=1, last_batch="pad", rank=rank, world_size=3)
+        loader.load_state_dict(states[0])
+        rest = batches(iter(loader))
+        if resume_world == 2:
+            assert_same(rest, want[rank][1:])
+        for labels, _, valid in rest:
+            seen.update(labels[valid].tolist() if valid is not None else labels.tolist())
+    assert sorted(seen) == list(range(9)) and all(c == 1 for c in seen.values()), seen
