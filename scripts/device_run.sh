@@ -9,7 +9,7 @@
 #   configurations in PROBE (separated by spaces; see that script).
 #   multigpu (a machine with 2+ GPUs): the tests, then bench/scaling_bench.py on a VOC-like dataset
 #   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader (SYSTEMS,
-#   ROUTE, JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs.
+#   ROUTE: one or more routes, JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs.
 #   scaling: the same without the tests.
 # Logs and JSON results go to $OUT (at most 8 files come back).
 set -uo pipefail
@@ -57,9 +57,16 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
   t1=$(date +%s)
   [ -f /tmp/data_voc.done ] || { "$PY" -m sluice make-dataset /tmp/data_voc -n "${N_VOC:-21453}" --preset voc --classes 20 --quiet | tee -a "$OUT/scaling.log" && touch /tmp/data_voc.done; }
   echo "dataset: $(( $(date +%s) - t1 ))s"
-  timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "${GPUS:-1,2}" \
-    --systems "${SYSTEMS:-sluice,dataloader}" --decode-route "${ROUTE:-auto}" --timeout "${JOB_TIMEOUT:-240}" \
-    --json "$OUT/scaling.json" --logs "$OUT" 2>&1 | tee -a "$OUT/scaling.log" | grep -v "^  "
+  # ROUTE may list several routes ("hardware auto"): one benchmark run per route, the systems
+  # other than sluice in the first only. ROUTE_GPUS_<route> overrides GPUS for one route.
+  first=1
+  for route in ${ROUTE:-auto}; do
+    systems=${SYSTEMS:-sluice,dataloader}; [ $first = 1 ] || systems=sluice; first=0
+    gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2}}
+    timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$gpus" \
+      --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-240}" \
+      --json "$OUT/scaling_$route.json" --logs "$OUT/logs_$route" 2>&1 | tee -a "$OUT/scaling.log" | grep -v "^  "
+  done
   printf '%s\n' "${summary[@]}"
   exit 0
 fi

@@ -338,11 +338,16 @@ class _EpochIterator:
             device = images.device if out == "torch" else None
         labels = to_array(labels, out)
         if self._loader._cuda:
-            labels = labels.to(device)
+            # From torch's cached pinned memory, queued on the current stream: a pageable copy
+            # would wait for the stream, and under DDP the stream can hold an NCCL kernel that
+            # waits for another rank (seen as part of a two-rank hang on two H200s).
+            labels = labels.pin_memory().to(device, non_blocking=True)
         if not self._loader._pad:
             return images, labels
         valid = np.frombuffer(padding, dtype=np.uint8) == 0
         if out == "torch":
             import torch
-            valid = torch.from_numpy(valid).to(device)
+            valid = torch.from_numpy(valid)
+            if self._loader._cuda:
+                valid = valid.pin_memory().to(device, non_blocking=True)
         return images, labels, valid

@@ -29,6 +29,10 @@ Result<std::unique_ptr<NvjpegContext>> NvjpegContext::Create(DevicePool* pool) {
 NvjpegContext::~NvjpegContext() {
   if (hw_handle_ != nullptr) api_->nvjpegDestroy(hw_handle_);
   if (hybrid_handle_ != nullptr) api_->nvjpegDestroy(hybrid_handle_);
+  for (const IdlePinned& b : idle_pinned_) {
+    if (b.freed != nullptr) cudaEventDestroy(b.freed);
+    cudaFreeHost(b.p);  // the loader is gone: waiting for the device here is harmless
+  }
 }
 
 int NvjpegContext::DevMalloc(void* ctx, void** p, size_t size, cudaStream_t stream) {
@@ -46,7 +50,30 @@ int NvjpegContext::DevFree(void* ctx, void* p, size_t size, cudaStream_t stream)
 
 int NvjpegContext::PinnedMalloc(void* ctx, void** p, size_t size, cudaStream_t) {
   auto* c = static_cast<NvjpegContext*>(ctx);
-  if (cudaHostAlloc(p, size == 0 ? 1 : size, cudaHostAllocPortable) != cudaSuccess) {
+  *p = nullptr;
+  {
+    // The smallest idle buffer of up to twice the size whose last use has passed.
+    std::lock_guard<std::mutex> lock(c->pinned_mu_);
+    size_t best = c->idle_pinned_.size();
+    for (size_t i = 0; i < c->idle_pinned_.size(); ++i) {
+      IdlePinned& b = c->idle_pinned_[i];
+      if (b.size < size || b.size > 2 * size + 4096) continue;
+      if (b.freed != nullptr) {
+        if (cudaEventQuery(b.freed) != cudaSuccess) {
+          cudaGetLastError();  // not ready (or an error): not this one
+          continue;
+        }
+        cudaEventDestroy(b.freed);
+        b.freed = nullptr;
+      }
+      if (best == c->idle_pinned_.size() || b.size < c->idle_pinned_[best].size) best = i;
+    }
+    if (best < c->idle_pinned_.size()) {
+      *p = c->idle_pinned_[best].p;
+      c->idle_pinned_.erase(c->idle_pinned_.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+  }
+  if (*p == nullptr && cudaHostAlloc(p, size == 0 ? 1 : size, cudaHostAllocPortable) != cudaSuccess) {
     cudaGetLastError();
     return 1;
   }
@@ -57,9 +84,22 @@ int NvjpegContext::PinnedMalloc(void* ctx, void** p, size_t size, cudaStream_t) 
   return 0;
 }
 
-int NvjpegContext::PinnedFree(void* ctx, void* p, size_t size, cudaStream_t) {
+int NvjpegContext::PinnedFree(void* ctx, void* p, size_t size, cudaStream_t stream) {
   auto* c = static_cast<NvjpegContext*>(ctx);
-  cudaFreeHost(p);  // synchronizes with the device, so no copy still reads it
+  if (p == nullptr) return 0;
+  // Kept, not freed (at the size nvJPEG asked for, which the buffer has at least): reused once `stream` has passed this point (copies queued on it before
+  // the free may still read the buffer).
+  cudaEvent_t freed = nullptr;
+  if (cudaEventCreateWithFlags(&freed, cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventRecord(freed, stream) != cudaSuccess) {
+    cudaGetLastError();
+    if (freed != nullptr) cudaEventDestroy(freed);
+    cudaStreamSynchronize(stream);  // this stream only, not the device
+    cudaGetLastError();
+    freed = nullptr;
+  }
+  std::lock_guard<std::mutex> lock(c->pinned_mu_);
+  c->idle_pinned_.push_back(IdlePinned{p, size, freed});
   c->pinned_bytes_.fetch_sub(static_cast<int64_t>(size));
   return 0;
 }
