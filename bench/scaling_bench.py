@@ -116,7 +116,7 @@ def sluice_system(args, rank: Rank):
     import sluice.transforms as ST
 
     cpus = len(os.sched_getaffinity(0))
-    threads = max(1, cpus // rank.local_world)  # the host's CPUs shared by its ranks
+    threads = args.threads or max(1, cpus // rank.local_world)  # the host's CPUs shared by its ranks
     loader = sluice.Loader(args.data, [ST.Resize((args.size, args.size)), ST.Normalize(MEAN, STD)],
                            batch_size=args.batch_size, device=str(rank.device), dtype="float16",
                            shuffle=True, seed=SEED, num_threads=threads, decode_route=args.decode_route)
@@ -220,16 +220,24 @@ def run_worker(args) -> int:
 
         # Timed: all of epoch 1, barrier to barrier.
         samples = batches = 0
+        waits = []  # seconds this rank waited for each batch (the loader's share of the epoch)
         t0 = time.perf_counter()
+        t_prev = t0
         for images, _ in epoch(1):
+            t_got = time.perf_counter()
+            waits.append(t_got - t_prev)
             step(images)
             samples, batches = samples + images.shape[0], batches + 1
+            t_prev = time.perf_counter()
         rank.sync()
         own = time.perf_counter() - t0  # this rank done; the barrier waits for the slowest
         rank.barrier()
         seconds = time.perf_counter() - t0
+        slowest = max(range(len(waits)), key=waits.__getitem__) if waits else -1
         mine = {"rank": rank.rank, "samples": samples, "batches": batches, "own_seconds": own,
-                "seconds": seconds}
+                "seconds": seconds, "first_batch_s": waits[0] if waits else 0.0,
+                "slowest_wait": [slowest, waits[slowest] if waits else 0.0],
+                "last_batch_s": waits[-1] if waits else 0.0}
         everyone = [None] * rank.world
         rank.dist.all_gather_object(everyone, mine)
         if rank.rank == 0:
@@ -244,6 +252,11 @@ def run_worker(args) -> int:
                 "per_rank_samples": [r["samples"] for r in everyone],
                 "per_rank_batches": [r["batches"] for r in everyone],
                 "per_rank_own_seconds": [round(r["own_seconds"], 3) for r in everyone],
+                # Where the time went: the wait for the first batch, for the last, and the
+                # longest single wait (batch number, seconds), per rank.
+                "per_rank_first_batch_s": [round(r["first_batch_s"], 4) for r in everyone],
+                "per_rank_last_batch_s": [round(r["last_batch_s"], 4) for r in everyone],
+                "per_rank_slowest_wait": [[r["slowest_wait"][0], round(r["slowest_wait"][1], 4)] for r in everyone],
                 "device": torch.cuda.get_device_name(rank.device) if rank.cuda else "cpu"}), flush=True)
         return 0
     except Exception:
@@ -299,7 +312,7 @@ def run_job(system: str, gpus: int, args, tmp: str) -> dict:
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(gpus),
            os.path.abspath(__file__), args.data, "--_worker", system, "--batch-size", str(args.batch_size),
            "--size", str(args.size), "--workers", str(args.workers), "--device", args.device,
-           "--warmup", str(args.warmup), "--decode-route", args.decode_route]
+           "--warmup", str(args.warmup), "--decode-route", args.decode_route, "--threads", str(args.threads)]
     env = dict(os.environ)  # PYTHONPATH and the rest pass through to the ranks
     # torchrun sets OMP_NUM_THREADS=1 only with several ranks; 1 for every job, so the 1-GPU job
     # is no different (sluice's threads are set by num_threads, DataLoader workers use 1 anyway,
@@ -432,6 +445,8 @@ def main() -> int:
     ap.add_argument("--logs", help="keep each job's stderr in this directory")
     ap.add_argument("--decode-route", default="auto", choices=["auto", "hardware", "hybrid", "cpu"],
                     help="sluice's decode_route")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="sluice's num_threads per rank (default: the host's CPUs / ranks on it)")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                     help="cpu: the same jobs with gloo and CPU tensors, to check the plumbing")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per job before it is killed")
@@ -473,7 +488,9 @@ def main() -> int:
                         print("    " + r["stderr_tail"].strip().replace("\n", "\n    "), flush=True)
                 else:
                     print(f"  {r['row']} x {g}: {r['epoch_seconds']:.2f} s, {r['images_per_s']:,.0f} images/s, "
-                          f"samples per rank {r['per_rank_samples']} ({r['wall_seconds']:.0f} s job)"
+                          f"samples per rank {r['per_rank_samples']} ({r['wall_seconds']:.0f} s job); "
+                          f"first batch {r['per_rank_first_batch_s']} s, last {r['per_rank_last_batch_s']} s, "
+                          f"slowest wait {r['per_rank_slowest_wait']}"
                           + (f"; {r['note']}" if "note" in r else ""), flush=True)
                 if args.json:  # after every job: a run cut short keeps what it measured
                     with open(args.json, "w") as f:

@@ -24,7 +24,7 @@ nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 t0=$(date +%s)
 build=build/gpu; type=Release
 [ "$what" = probe ] && { build=build/probe; type=RelWithDebInfo; }  # symbols for gdb
-[ "$what" = scaling ] && { build=build/probe; type=RelWithDebInfo; }
+# scaling shares the tests' build (function names are enough for the stacks of a hang)
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=$type -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 target=(); { [ "$what" = probe ] || [ "$what" = scaling ]; } && target=(--target _core)
 rm -f python/sluice/_core*.so  # both build dirs write it: relink it from this one

@@ -10,6 +10,8 @@ namespace sluice {
 
 namespace {
 std::mutex g_hardware_call;  // see NvjpegHardwareDecoder::Decode
+constexpr int kPadSide = 16;  // a pad decodes at most kPadSide x kPadSide pixels
+constexpr size_t kPadBytes = kPadSide * kPadSide * 3;
 
 bool Is(const char* a, const char* b) { return std::strcmp(a, b) == 0; }
 }  // namespace
@@ -37,11 +39,20 @@ Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(Nvj
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsCreate(ctx->hardware_handle(), &p));
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetOutputFormat(p, NVJPEG_OUTPUT_RGBI));
   }
+  nvjpegDevAllocatorV2_t* alloc = ctx->device_allocator();
+  void* pad = nullptr;
+  if (alloc->dev_malloc(alloc->dev_ctx, &pad, static_cast<size_t>(d->width_) * kPadBytes, nullptr) != 0)
+    return ResourceExhausted("cannot allocate the hardware decoder's scratch memory");
+  d->pad_out_ = static_cast<uint8_t*>(pad);
   return d;
 }
 
 NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
   const NvjpegApi& api = ctx_->api();
+  if (pad_out_ != nullptr) {
+    nvjpegDevAllocatorV2_t* alloc = ctx_->device_allocator();
+    alloc->dev_free(alloc->dev_ctx, pad_out_, static_cast<size_t>(width_) * kPadBytes, nullptr);
+  }
   for (auto p : params_)
     if (p != nullptr) api.nvjpegDecodeParamsDestroy(p);
   for (SizedState& s : states_) api.nvjpegJpegStateDestroy(s.state);
@@ -53,6 +64,11 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
   SizedState* pick = nullptr;
   for (SizedState& s : states_)
     if (s.size == n) pick = &s;
+  if (pick == nullptr) {  // the smallest initialized state this call can fill up with pads
+    for (SizedState& s : states_)
+      if (!s.stale && s.size > n && s.size - n <= std::max(n, kMaxPads) && (pick == nullptr || s.size < pick->size))
+        pick = &s;
+  }
   if (pick == nullptr) {
     if (static_cast<int>(states_.size()) < kMaxStates) {
       SizedState fresh;
@@ -66,10 +82,11 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
       pick->size = -1;
     }
   }
-  if (pick->size != n || pick->stale) {
+  if (pick->size < n || pick->stale) {
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeBatchedInitialize(h, pick->state, n, 1, NVJPEG_OUTPUT_RGBI));
     pick->size = n;
     pick->stale = false;
+    ++inits_;
   }
   pick->last_use = ++calls_;
   return pick;
@@ -83,11 +100,22 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   nvjpegHandle_t h = ctx_->hardware_handle();
   std::lock_guard<std::mutex> turn(g_hardware_call);
   SLUICE_ASSIGN_OR_RETURN(SizedState* state, StateFor(n));
-  std::vector<const unsigned char*> data(static_cast<size_t>(n));
-  std::vector<size_t> lengths(static_cast<size_t>(n));
-  std::vector<nvjpegImage_t> dest(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    const NvjpegJob& j = jobs[static_cast<size_t>(i)];
+  const int m = state->size;  // n images, then m - n pads
+  // Pads: a corner of the call's smallest file, into scratch memory nobody reads.
+  const NvjpegJob* smallest = &jobs[0];
+  for (const NvjpegJob& j : jobs)
+    if (j.size < smallest->size) smallest = &j;
+  std::vector<const unsigned char*> data(static_cast<size_t>(m));
+  std::vector<size_t> lengths(static_cast<size_t>(m));
+  std::vector<nvjpegImage_t> dest(static_cast<size_t>(m));
+  for (int i = 0; i < m; ++i) {
+    NvjpegJob j = i < n ? jobs[static_cast<size_t>(i)] : *smallest;
+    if (i >= n) {
+      j.roi.w = std::min(j.roi.w, kPadSide);
+      j.roi.h = std::min(j.roi.h, kPadSide);
+      j.out = pad_out_ + static_cast<size_t>(i - n) * kPadBytes;
+      j.pitch = kPadSide * 3;
+    }
     data[static_cast<size_t>(i)] = j.data;
     lengths[static_cast<size_t>(i)] = j.size;
     nvjpegImage_t& img = dest[static_cast<size_t>(i)];

@@ -65,12 +65,19 @@ class NvjpegHardwareDecoder {
   // size makes nvJPEG free device memory with cuMemFree, which waits for the whole device, and
   // under DDP a device can be busy with an NCCL kernel that waits for this very process (seen:
   // two ranks hung for good on two H200s with decode_route="auto", whose call sizes vary).
-  // Callers keep the sizes few (RouteScheduler rounds the engines' share); past kMaxStates
-  // sizes, the least recently used state is re-initialized.
+  // Initializing a state also takes 0.1-0.2 s (measured on H200s: the last, short batch of an
+  // epoch waited that long). So a call smaller than an initialized size within kMaxPads of it
+  // uses that state, filled up with pads: tiny regions of its smallest file, decoded into
+  // scratch memory. Callers keep the sizes few (RouteScheduler rounds the engines' share); past
+  // kMaxStates sizes, the least recently used state is re-initialized.
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
 
   // Each state holds nvJPEG's buffers for its size (from the loader's GPU memory budget).
   static constexpr int kMaxStates = 8;
+  // A call of n images may be padded by up to max(n, kMaxPads) images.
+  static constexpr int kMaxPads = 32;
+  // States initialized so far (for tests: a padded call initializes none).
+  int64_t state_initializations() const { return inits_; }
 
  private:
   explicit NvjpegHardwareDecoder(NvjpegContext* ctx) : ctx_(ctx) {}
@@ -80,11 +87,14 @@ class NvjpegHardwareDecoder {
     bool stale = false;      // a failed call: initialize again before the next
     uint64_t last_use = 0;
   };
+  // A state for calls of n images: one of size n, or a larger one within the padding limit.
   Result<SizedState*> StateFor(int n);
 
   NvjpegContext* ctx_;
   std::vector<SizedState> states_;
   uint64_t calls_ = 0;
+  int64_t inits_ = 0;
+  uint8_t* pad_out_ = nullptr;  // device scratch: width_ pads of kPadSide^2 RGB pixels
   std::vector<nvjpegDecodeParams_t> params_;
   int width_ = 0;
 };
