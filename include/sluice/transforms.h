@@ -70,6 +70,25 @@ struct Pad {
   std::array<uint8_t, 3> fill = {0, 0, 0};
 };
 
+// Randomly change brightness, contrast, saturation and hue (torchvision's ColorJitter, with the
+// formulas of torchvision.transforms.v2.functional on uint8 images). Each factor is drawn
+// uniformly from its [min, max] range; a range of {1, 1} ({0, 0} for hue) leaves that
+// adjustment out. The four run in a random order, as torchvision's do. Factors are >= 0; hue
+// is in [-0.5, 0.5]. Colour transforms come after the crops, resizes and padding of the list
+// (flips may follow): contrast depends on the mean of the image it is given.
+struct ColorJitter {
+  std::array<double, 2> brightness = {1.0, 1.0};
+  std::array<double, 2> contrast = {1.0, 1.0};
+  std::array<double, 2> saturation = {1.0, 1.0};
+  std::array<double, 2> hue = {0.0, 0.0};
+};
+
+// With probability p, replace the image by its luma (0.2989 R + 0.587 G + 0.114 B, truncated)
+// in all three channels, as torchvision's RandomGrayscale.
+struct RandomGrayscale {
+  double p = 0.1;
+};
+
 // (x / 255 - mean) / std per channel, on RGB values in [0, 255]. Output dtype must be float.
 struct Normalize {
   std::array<float, 3> mean = {0.f, 0.f, 0.f};
@@ -77,7 +96,7 @@ struct Normalize {
 };
 
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
-                               RandomVerticalFlip, Pad, Normalize>;
+                               RandomVerticalFlip, Pad, ColorJitter, RandomGrayscale, Normalize>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

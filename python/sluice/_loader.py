@@ -145,6 +145,9 @@ class Loader:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
         self._transforms = flatten(transform)
+        if _dtype_name(dtype) == "uint8" and any(type(t).__name__ == "ToTensor" for t in self._transforms):
+            raise ValueError("dtype='uint8' contradicts ToTensor in the transforms (it scales to float in "
+                             "[0, 1]); use dtype='float32' or 'float16', or drop ToTensor")
         self._output = resolve_output(output)
         device = str(device)
         self._device = device
@@ -158,7 +161,8 @@ class Loader:
         self._rank, self._world_size = _shard(rank, world_size)
         self._pad = last_batch == "pad"
         self._core = _core.Loader.create(
-            source, [t._spec() for t in self._transforms], self._batch_size, bool(shuffle), seed,
+            source, [spec for t in self._transforms if (spec := t._spec()) is not None], self._batch_size,
+            bool(shuffle), seed,
             _choice("last_batch", last_batch, ("partial", "drop", "pad")), _dtype_name(dtype),
             _choice("layout", layout, ("NCHW", "NHWC")), _choice("on_error", on_error, ("raise", "skip")),
             device, _int_arg("num_threads", num_threads, 1, allow_none=True),

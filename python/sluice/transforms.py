@@ -29,6 +29,9 @@ __all__ = [
     "RandomHorizontalFlip",
     "RandomVerticalFlip",
     "Pad",
+    "ColorJitter",
+    "RandomGrayscale",
+    "ToTensor",
     "Normalize",
 ]
 
@@ -275,6 +278,70 @@ class Pad(Transform):
         s.padding = self._pad
         s.fill = self._fill
         return s
+
+
+def _jitter_range(name: str, value: Any, center: float, bound: tuple[float, float],
+                  clip_first_on_zero: bool) -> tuple[float, float]:
+    """torchvision ColorJitter._check_input: a number v gives [center - v, center + v] (the low
+    end clipped at 0 for the factors), a pair is (min, max); both must lie within `bound`."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"ColorJitter: if {name} is a single number, it must be non negative, got {value!r}")
+        lo, hi = center - float(value), center + float(value)
+        if clip_first_on_zero:
+            lo = max(lo, 0.0)
+    elif (isinstance(value, Sequence) and len(value) == 2
+          and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value)):
+        lo, hi = float(value[0]), float(value[1])
+    else:
+        raise TypeError(f"ColorJitter: {name} should be a single number or a sequence of two numbers, "
+                        f"got {value!r}")
+    if not (bound[0] <= lo <= hi <= bound[1]):
+        raise ValueError(f"ColorJitter: {name} values should be between {bound}, but got ({lo}, {hi})")
+    return lo, hi
+
+
+class ColorJitter(Transform):
+    """Randomly change brightness, contrast, saturation and hue, in a random order per sample
+    (torchvision's ``ColorJitter``, with ``transforms.v2.functional``'s uint8 formulas).
+
+    Each argument is a number ``v`` (factors drawn from ``[max(0, 1 - v), 1 + v]``; for hue,
+    shifts from ``[-v, v]`` with ``0 <= v <= 0.5``) or a ``(min, max)`` pair. Colour transforms
+    run on the image the crops and resizes before them produce; put them after those."""
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        inf = float("inf")
+        self.brightness = _jitter_range("brightness", brightness, 1.0, (0.0, inf), True)
+        self.contrast = _jitter_range("contrast", contrast, 1.0, (0.0, inf), True)
+        self.saturation = _jitter_range("saturation", saturation, 1.0, (0.0, inf), True)
+        self.hue = _jitter_range("hue", hue, 0.0, (-0.5, 0.5), False)
+
+    def _spec(self):
+        s = _C.ColorJitter()
+        s.brightness, s.contrast, s.saturation, s.hue = self.brightness, self.contrast, self.saturation, self.hue
+        return s
+
+
+class RandomGrayscale(Transform):
+    """With probability ``p``, the image's luma (0.2989 R + 0.587 G + 0.114 B) in all three
+    channels (torchvision's ``RandomGrayscale``)."""
+
+    def __init__(self, p: float = 0.1):
+        self.p = _probability("RandomGrayscale", p)
+
+    def _spec(self):
+        s = _C.RandomGrayscale()
+        s.p = self.p
+        return s
+
+
+class ToTensor(Transform):
+    """torchvision's ``ToTensor``: from here on the sample is a float CHW tensor in [0, 1]. The
+    loader's output already is (``dtype="float32"`` or ``"float16"``, ``layout="NCHW"``), so this
+    only marks the place, for seed pipelines that have it; it contradicts ``dtype="uint8"``."""
+
+    def _spec(self):
+        return None
 
 
 class Normalize(Transform):

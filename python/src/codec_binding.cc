@@ -129,6 +129,25 @@ void RegisterCodec(nb::module_& m) {
       "The per-sample geometry the loader would draw (resampling segments, full resolution).");
 
   m.def(
+      "draw_color",
+      [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed,
+         uint64_t epoch, uint64_t index) {
+        Plan plan = Unwrap(Plan::Create(std::move(list)));
+        SampleGeometry g;
+        Check(plan.Draw(width, height, SampleKey{seed, epoch, index}, &g));
+        static const char* kNames[] = {"brightness", "contrast", "saturation", "hue", "grayscale"};
+        nb::list out;
+        for (int i = 0; i < g.color.num_steps; ++i) {
+          const ColorStep& s = g.color.steps[i];
+          out.append(nb::make_tuple(kNames[static_cast<int>(s.kind)], s.factor));
+        }
+        return out;
+      },
+      nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
+      nb::arg("epoch") = 0, nb::arg("index") = 0,
+      "The per-sample colour steps the loader would draw: (name, factor) in the order they run.");
+
+  m.def(
       "process_sample",
       [](nb::bytes data, std::vector<transforms::Transform> list, uint64_t seed, uint64_t epoch,
          uint64_t index, const std::string& dtype, const std::string& layout, bool dct_scaling) {

@@ -54,6 +54,15 @@ void RegisterTransforms(nb::module_& m) {
       .def(nb::init<>())
       .def_rw("padding", &Pad::padding)
       .def_rw("fill", &Pad::fill);
+  nb::class_<ColorJitter>(t, "ColorJitter")
+      .def(nb::init<>())
+      .def_rw("brightness", &ColorJitter::brightness)
+      .def_rw("contrast", &ColorJitter::contrast)
+      .def_rw("saturation", &ColorJitter::saturation)
+      .def_rw("hue", &ColorJitter::hue);
+  nb::class_<RandomGrayscale>(t, "RandomGrayscale")
+      .def(nb::init<>())
+      .def_rw("p", &RandomGrayscale::p);
   nb::class_<Normalize>(t, "Normalize")
       .def(nb::init<>())
       .def_rw("mean", &Normalize::mean)

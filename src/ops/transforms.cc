@@ -1,4 +1,5 @@
 #include <cmath>
+#include <utility>
 
 #include "sluice/transforms.h"
 
@@ -14,6 +15,8 @@ struct NameOf {
   const char* operator()(const RandomHorizontalFlip&) const { return "RandomHorizontalFlip"; }
   const char* operator()(const RandomVerticalFlip&) const { return "RandomVerticalFlip"; }
   const char* operator()(const Pad&) const { return "Pad"; }
+  const char* operator()(const ColorJitter&) const { return "ColorJitter"; }
+  const char* operator()(const RandomGrayscale&) const { return "RandomGrayscale"; }
   const char* operator()(const Normalize&) const { return "Normalize"; }
 };
 
@@ -65,6 +68,19 @@ struct Validator {
       if (p < 0) return InvalidArgument("Pad: padding must be non-negative, got ", p);
     return Status::OK();
   }
+  Status operator()(const ColorJitter& t) const {
+    const std::pair<const char*, const std::array<double, 2>*> factors[] = {
+        {"brightness", &t.brightness}, {"contrast", &t.contrast}, {"saturation", &t.saturation}};
+    for (const auto& [name, r] : factors)
+      if (!(std::isfinite((*r)[0]) && std::isfinite((*r)[1]) && (*r)[0] >= 0 && (*r)[0] <= (*r)[1]))
+        return InvalidArgument("ColorJitter: ", name, " must be a range (min, max) with 0 <= min <= max, got (",
+                               (*r)[0], ", ", (*r)[1], ")");
+    if (!(t.hue[0] >= -0.5 && t.hue[0] <= t.hue[1] && t.hue[1] <= 0.5))
+      return InvalidArgument("ColorJitter: hue must be a range (min, max) with -0.5 <= min <= max <= 0.5, got (",
+                             t.hue[0], ", ", t.hue[1], ")");
+    return Status::OK();
+  }
+  Status operator()(const RandomGrayscale& t) const { return CheckProbability("RandomGrayscale", t.p); }
   Status operator()(const Normalize& t) const {
     for (int c = 0; c < 3; ++c) {
       if (!std::isfinite(t.mean[c]) || !std::isfinite(t.std[c]))

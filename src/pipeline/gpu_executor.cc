@@ -24,6 +24,7 @@
 #include "gpu/device.h"
 #include "gpu/device_pool.h"
 #include "gpu/pinned.h"
+#include "kernels/color/color_gpu.h"
 #include "kernels/resize/resize_gpu.h"
 #include "pipeline/batch_trace.h"
 #include "pipeline/route_scheduler.h"
@@ -105,6 +106,7 @@ class GpuExecutor : public BatchExecutor {
     std::shared_ptr<uint8_t> staging;  // pinned upload buffer (CPU route)
     int64_t taps_off = 0;        // words into the tap table
     int64_t out_off = 0;         // variable-size outputs: byte offset in the output buffer
+    int64_t mid_off = 0;         // colour steps: byte offset of its resampled RGB8 image in `mid`
     GpuResizeSample desc;
   };
   struct InFlight {
@@ -118,6 +120,9 @@ class GpuExecutor : public BatchExecutor {
     size_t arena_bytes = 0;
     uint8_t* table_dev = nullptr;
     size_t table_bytes = 0, desc_bytes = 0;
+    size_t color_off = 0;        // colour descriptors' offset in the table (has_color)
+    uint8_t* mid = nullptr;      // has_color: the resampled RGB8 images the colour kernel reads
+    size_t mid_bytes = 0;
     std::shared_ptr<uint8_t> table_host;  // pinned: descriptors, then taps
     std::shared_ptr<DevicePool::SharedBuffer> output;
     cudaEvent_t alloc_ready = nullptr, hw_done = nullptr;
@@ -432,6 +437,10 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
       b.arena_bytes += AlignUp(s.region_bytes);
     }
     const ResizeParams& last = s.geo.segments[static_cast<size_t>(s.geo.num_segments - 1)];
+    if (plan_.has_color()) {
+      s.mid_off = static_cast<int64_t>(b.mid_bytes);
+      b.mid_bytes += AlignUp(static_cast<size_t>(last.x.out_len) * last.y.out_len * 3);
+    }
     s.taps_off = taps_words;
     taps_words += ResizeTapWords(last);
     if (!plan_.fixed_size()) {
@@ -443,7 +452,11 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
   if (plan_.fixed_size()) out_bytes = sample_bytes_ * static_cast<int64_t>(b.samples.size());
   b.desc_bytes = AlignUp(sizeof(GpuResizeSample) * b.samples.size());
   b.table_bytes = b.desc_bytes + static_cast<size_t>(taps_words) * sizeof(int32_t);
-  int64_t estimate = static_cast<int64_t>(b.arena_bytes + b.table_bytes) + out_bytes;
+  if (plan_.has_color()) {
+    b.color_off = AlignUp(b.table_bytes);
+    b.table_bytes = b.color_off + sizeof(GpuColorSample) * b.samples.size();
+  }
+  int64_t estimate = static_cast<int64_t>(b.arena_bytes + b.table_bytes + b.mid_bytes) + out_bytes;
   for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {
   }
 
@@ -454,6 +467,10 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
   if (b.arena_bytes > 0) {
     SLUICE_ASSIGN_OR_RETURN(void* arena, pool_->Allocate(b.arena_bytes, b.stream));
     b.arena = static_cast<uint8_t*>(arena);
+  }
+  if (b.mid_bytes > 0) {
+    SLUICE_ASSIGN_OR_RETURN(void* mid, pool_->Allocate(b.mid_bytes, b.stream));
+    b.mid = static_cast<uint8_t*>(mid);
   }
   SLUICE_ASSIGN_OR_RETURN(b.output, pool_->AllocateShared(static_cast<size_t>(std::max<int64_t>(out_bytes, 1)), b.stream));
   for (int i : ok) {
@@ -665,20 +682,29 @@ void GpuExecutor::Launch(const BatchPtr& b) {
 
 Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
   auto* descs = reinterpret_cast<GpuResizeSample*>(b.table_host.get());
+  auto* colors = reinterpret_cast<GpuColorSample*>(b.table_host.get() + b.color_off);
   uint8_t* out = static_cast<uint8_t*>(b.output->data);
+  const bool color = plan_.has_color();
   int max_tiles = 0;
   for (size_t j = 0; j < kept.size(); ++j) {
     const Sample& s = b.samples[static_cast<size_t>(kept[j])];
     descs[j] = s.desc;
-    descs[j].out = out + (plan_.fixed_size() ? sample_bytes_ * static_cast<int64_t>(j) : s.out_off);
+    uint8_t* slot = out + (plan_.fixed_size() ? sample_bytes_ * static_cast<int64_t>(j) : s.out_off);
+    descs[j].out = color ? b.mid + s.mid_off : slot;
+    if (color) colors[j] = GpuColorSample{b.mid + s.mid_off, slot, s.desc.out_h, s.desc.out_w, s.geo.color};
     max_tiles = std::max(max_tiles, ResizeTiles(descs[j]));
   }
   SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(b.table_dev, b.table_host.get(), b.table_bytes,
                                               cudaMemcpyHostToDevice, b.stream));
   if (b.used_hw) SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(b.stream, b.hw_done, 0));
+  // With colour steps: resample to RGB8 images, then colour + finish (two kernels); else one.
+  const GpuFinish rgb8{DType::kUInt8, Layout::kNHWC, nullptr, nullptr};
   SLUICE_CUDA_RETURN_IF_ERROR(LaunchResizeFinish(
       reinterpret_cast<const GpuResizeSample*>(b.table_dev), static_cast<int>(kept.size()), max_tiles,
-      reinterpret_cast<const int32_t*>(b.table_dev + b.desc_bytes), gpu_finish_, b.stream));
+      reinterpret_cast<const int32_t*>(b.table_dev + b.desc_bytes), color ? rgb8 : gpu_finish_, b.stream));
+  if (color)
+    SLUICE_CUDA_RETURN_IF_ERROR(LaunchColorFinish(reinterpret_cast<const GpuColorSample*>(b.table_dev + b.color_off),
+                                                  static_cast<int>(kept.size()), gpu_finish_, b.stream));
   return Status::OK();
 }
 
@@ -699,7 +725,8 @@ void GpuExecutor::Release(InFlight& b) {
   if (b.used_hw && b.hw_done != nullptr) cudaStreamWaitEvent(b.stream, b.hw_done, 0);
   if (b.table_dev != nullptr) pool_->Free(b.table_dev, b.table_bytes, b.stream);
   if (b.arena != nullptr) pool_->Free(b.arena, b.arena_bytes, b.stream);
-  b.table_dev = b.arena = nullptr;
+  if (b.mid != nullptr) pool_->Free(b.mid, b.mid_bytes, b.stream);
+  b.table_dev = b.arena = b.mid = nullptr;
   auto* keep = new std::vector<std::shared_ptr<uint8_t>>();
   if (b.table_host) keep->push_back(std::move(b.table_host));
   for (Sample& s : b.samples) {

@@ -1,6 +1,7 @@
 #include "pipeline/plan.h"
 
 #include <type_traits>
+#include <utility>
 
 #include "core/rng.h"
 #include "ops/transform_ops.h"
@@ -72,9 +73,26 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
   Plan plan;
   // Static output size, tracked symbolically: 0 = depends on the image.
   int h = 0, w = 0;
+  const char* color_name = nullptr;  // the first colour transform so far
+  int color_steps = 0;               // at most, per sample
   for (size_t i = 0; i < list.size(); ++i) {
     const Transform& t = list[i];
     SLUICE_RETURN_IF_ERROR(Validate(t).WithPrefix("transform " + std::to_string(i)));
+    const bool is_color = std::holds_alternative<ColorJitter>(t) || std::holds_alternative<RandomGrayscale>(t);
+    const bool is_flip = std::holds_alternative<RandomHorizontalFlip>(t) || std::holds_alternative<RandomVerticalFlip>(t);
+    if (is_color && plan.normalize_)
+      return Unsupported("transform ", i, ": ", TransformName(t), " after Normalize is not supported; put Normalize last");
+    if (color_name != nullptr && !is_color && !is_flip && !std::holds_alternative<Normalize>(t))
+      return Unsupported("transform ", i, ": ", TransformName(t), " after ", color_name,
+                         " is not supported; put colour transforms after the crops, resizes and padding");
+    if (is_color) {
+      if (color_name == nullptr) color_name = TransformName(t);
+      plan.has_color_ = true;
+      color_steps += std::holds_alternative<ColorJitter>(t) ? 4 : 1;
+      if (color_steps > ColorOps::kMaxSteps)
+        return Unsupported("transform ", i, ": more than ", ColorOps::kMaxSteps,
+                           " colour adjustments in one list (ColorJitter counts 4)");
+    }
     if (const auto* n = std::get_if<Normalize>(&t)) {
       if (plan.normalize_)
         return InvalidArgument("transform ", i, ": Normalize appears twice; combine them into one");
@@ -119,6 +137,14 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
   std::array<uint8_t, 3> fill = {0, 0, 0};
   bool fill_set = false;  // the current segment pads with `fill`
   out->num_segments = 0;
+  out->color = ColorOps{};
+  auto add_color = [&](ColorKind kind, double factor) {
+    ColorOps& c = out->color;
+    // The factor as torchvision draws it (a float32 tensor's value), and _blend's 1 - ratio.
+    const float f = static_cast<float>(factor);
+    c.steps[c.num_steps++] = ColorStep{kind, f, static_cast<float>(1.0 - static_cast<double>(f))};
+    if (kind == ColorKind::kContrast) ++c.num_contrast;
+  };
 
   auto finish_segment = [&]() -> Status {
     if (out->num_segments == SampleGeometry::kMaxSegments)
@@ -185,6 +211,22 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
       if (rng.Bernoulli(f->p)) ax.map.flip = !ax.map.flip;
     } else if (const auto* v = std::get_if<RandomVerticalFlip>(&t)) {
       if (rng.Bernoulli(v->p)) ay.map.flip = !ay.map.flip;
+    } else if (const auto* jitter = std::get_if<ColorJitter>(&t)) {
+      // torchvision's ColorJitter: a random order of the four, then a factor for each.
+      int order[4] = {0, 1, 2, 3};
+      for (int k = 3; k > 0; --k) std::swap(order[k], order[rng.RandInt(0, k + 1)]);
+      const std::array<double, 2>* ranges[4] = {&jitter->brightness, &jitter->contrast, &jitter->saturation, &jitter->hue};
+      double factors[4];
+      for (int k = 0; k < 4; ++k) factors[k] = rng.Uniform((*ranges[k])[0], (*ranges[k])[1]);
+      const ColorKind kinds[4] = {ColorKind::kBrightness, ColorKind::kContrast, ColorKind::kSaturation,
+                                  ColorKind::kHue};
+      for (int k : order) {
+        const double identity = kinds[k] == ColorKind::kHue ? 0.0 : 1.0;
+        if ((*ranges[k])[0] == identity && (*ranges[k])[1] == identity) continue;  // left out
+        add_color(kinds[k], factors[k]);
+      }
+    } else if (const auto* gray = std::get_if<RandomGrayscale>(&t)) {
+      if (rng.Bernoulli(gray->p)) add_color(ColorKind::kGrayscale, 0.0);
     } else if (const auto* pad = std::get_if<Pad>(&t)) {
       const auto& [left, top, right, bottom] = pad->padding;
       SLUICE_RETURN_IF_ERROR(crop(AxisWindow{-left, ax.len() + left + right},

@@ -5,6 +5,9 @@
 // RandomResizedCrop + flip, or Resize + CenterCrop, is one pass over just the decoded region.
 // A second resize after a resize, or a resize after padding, starts a new segment (torchvision
 // materializes those intermediates too, and so must we to give the same pixels).
+// Colour transforms (ColorJitter, RandomGrayscale) become per-sample colour steps that run on
+// the resampled image, before the finish step; they must follow the crops, resizes and padding
+// of the list (flips may come after them), as contrast depends on the whole image it is given.
 // Per-pixel work after geometry (normalize, cast, layout) is one "finish" step. A list that
 // does not end in a fixed size (Resize(256) alone, or no geometry at all) is valid: each sample
 // then has its own output size.
@@ -18,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/color/color_params.h"
 #include "kernels/resize/resize_params.h"
 #include "sluice/status.h"
 #include "sluice/transforms.h"
@@ -31,12 +35,14 @@ struct SampleKey {
   uint64_t sample = 0;  // index in the dataset
 };
 
-// Per-sample geometry: segment 0 reads the full-resolution image in display orientation;
-// each next segment reads the previous one's output.
+// Per-sample draw: the geometry (segment 0 reads the full-resolution image in display
+// orientation; each next segment reads the previous one's output), then the colour steps that
+// run on the last segment's output.
 struct SampleGeometry {
   static constexpr int kMaxSegments = 4;
   std::array<ResizeParams, kMaxSegments> segments;
   int num_segments = 0;
+  ColorOps color;
 };
 
 class Plan {
@@ -54,11 +60,14 @@ class Plan {
   int out_height() const { return out_height_; }
   int out_width() const { return out_width_; }
   const std::optional<transforms::Normalize>& normalize() const { return normalize_; }
+  // Whether the list has colour transforms (samples may then carry colour steps).
+  bool has_color() const { return has_color_; }
   const std::vector<transforms::Transform>& transforms() const { return transforms_; }
 
  private:
   std::vector<transforms::Transform> transforms_;
   std::optional<transforms::Normalize> normalize_;
+  bool has_color_ = false;
   int out_height_ = 0, out_width_ = 0;  // 0: depends on the image
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/clock.h"
+#include "kernels/color/color_cpu.h"
 #include "kernels/orient/orient_cpu.h"
 #include "kernels/orient/orient_params.h"
 
@@ -112,6 +113,12 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
   }
   SLUICE_ASSIGN_OR_RETURN(const ImageView view,
                           DecodeRegion(info, &geo, geo.num_segments, s, counters));
+  if (geo.color.num_steps > 0) {
+    ScopedTimer timer(&counters->transform_ns);
+    // The view is this worker's scratch (a segment's output or the decoded pixels).
+    ApplyColorCpu(geo.color, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
+                                              view.row_stride});
+  }
   ScopedTimer timer(&counters->collate_ns);
   SLUICE_ASSIGN_OR_RETURN(void* dst, slot(view.height, view.width));
   NormalizeCpu(finish_, lut_, view, dst);

@@ -300,6 +300,26 @@ def test_pad_and_vertical_flip_match_cpu(small_folder, route):
             assert (x[:, c, :, 0] == v).all() and (x[:, c, :, -3:] == v).all()
 
 
+@needs_gpu
+@pytest.mark.parametrize("route", ROUTES)
+def test_colour_steps_match_cpu(small_folder, route):
+    # ColorJitter + RandomGrayscale run in the colour kernel after the resampling kernel, with
+    # the CPU's per-pixel code: exact where the decode is (the "cpu" route; the others were
+    # exact too in the first GPU version's runs). Elsewhere the decoder tolerance, doubled: the
+    # factors (up to 1.5 here, twice in a row) can widen a difference the decoders leave.
+    tf = [ST.Resize(72), ST.RandomCrop(64), ST.RandomHorizontalFlip(),
+          ST.ColorJitter(brightness=0.5, contrast=0.5, saturation=0.5, hue=0.3), ST.RandomGrayscale(0.2),
+          ST.ToTensor(), ST.Normalize([0.5] * 3, [0.5] * 3)]
+    kw = dict(batch_size=5, shuffle=True, seed=4, dtype="float32", dct_scaling=False)
+    cpu = sluice.Loader(small_folder, tf, **kw)
+    gpu = sluice.Loader(small_folder, tf, device="cuda", decode_route=route, **kw)
+    for k, ((x, y), (cx, cy)) in enumerate(zip(gpu, cpu, strict=True)):
+        assert y.cpu().tolist() == cy.tolist()
+        if route == "cpu":
+            assert torch.equal(x.cpu(), cx), f"batch {k}: max diff {(x.cpu() - cx).abs().max().item()}"
+        assert_close_images(x, cx, 2 * PARITY_MEAN, 2 * PARITY_MAX, f"route {route}, batch {k}")
+
+
 # --- 3. Bad files behave as on the CPU --------------------------------------------------------
 
 def bad_files() -> dict[str, bytes]:

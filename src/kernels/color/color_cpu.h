@@ -1,0 +1,22 @@
+// CPU colour step: runs a sample's ColorOps in place on its RGB8 image (after the geometry,
+// before the finish step). The kernel allocates nothing.
+//
+// Thread-safety: reentrant.
+#ifndef SLUICE_KERNELS_COLOR_COLOR_CPU_H_
+#define SLUICE_KERNELS_COLOR_COLOR_CPU_H_
+
+#include "core/image_view.h"
+#include "kernels/color/color_params.h"
+
+namespace sluice {
+
+// The luma means the contrast steps blend with (means[ops.num_contrast]), as the earlier steps
+// leave the image: one read pass per contrast step.
+void ColorMeansCpu(const ColorOps& ops, const ImageView& img, float* means);
+
+// Applies every step to `img`, in place.
+void ApplyColorCpu(const ColorOps& ops, const MutableImageView& img);
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNELS_COLOR_COLOR_CPU_H_

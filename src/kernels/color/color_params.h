@@ -1,0 +1,163 @@
+// Per-sample colour steps (ColorJitter's four adjustments, grayscale) and their per-pixel math,
+// shared by the CPU and the GPU kernels: torchvision.transforms.v2.functional's formulas on
+// uint8 images, in float32 with each product and sum rounded on its own (no fused
+// multiply-add on either side, so the CPU and the GPU give the same bytes).
+//
+// A list of steps runs in order on an RGB8 image. Contrast blends with the mean of the image's
+// luma as the earlier steps left it; ColorMeans() gives those means, one pass over the image
+// per contrast step, and ApplyColor() then runs every step on one pixel.
+//
+// Thread-safety: plain values and pure functions.
+#ifndef SLUICE_KERNELS_COLOR_COLOR_PARAMS_H_
+#define SLUICE_KERNELS_COLOR_COLOR_PARAMS_H_
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/hd.h"
+
+namespace sluice {
+
+enum class ColorKind : uint8_t { kBrightness, kContrast, kSaturation, kHue, kGrayscale };
+
+struct ColorStep {
+  ColorKind kind = ColorKind::kBrightness;
+  float factor = 1.0f;  // brightness/contrast/saturation factor, or the hue shift
+  float alpha = 0.0f;   // 1 - factor, computed in double as torchvision's _blend does, then float
+};
+
+struct ColorOps {
+  static constexpr int kMaxSteps = 8;
+  ColorStep steps[kMaxSteps];
+  int num_steps = 0;
+  int num_contrast = 0;  // contrast steps among them (each needs a mean)
+};
+
+namespace color {
+
+SLUICE_HD float Mul(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+SLUICE_HD float Add(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+SLUICE_HD float Clamp(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// float -> uint8 as torch's .to(torch.uint8) does for values in [0, 255]: truncation.
+SLUICE_HD uint8_t ToU8(float v) { return static_cast<uint8_t>(Clamp(v, 0.0f, 255.0f)); }
+
+// r * 0.2989 + g * 0.587 + b * 0.114, in that order (rgb_to_grayscale).
+SLUICE_HD float Luma(float r, float g, float b) {
+  return Add(Add(Mul(r, 0.2989f), Mul(g, 0.587f)), Mul(b, 0.114f));
+}
+
+// Luma as contrast and saturation use it on uint8 images: floored.
+SLUICE_HD float LumaFloor(const uint8_t* px) {
+  return static_cast<float>(static_cast<int>(Luma(px[0], px[1], px[2])));
+}
+
+// _blend(image, other, ratio) on one value.
+SLUICE_HD uint8_t Blend(uint8_t v, float other, const ColorStep& s) {
+  return ToU8(Add(Mul(static_cast<float>(v), s.factor), Mul(other, s.alpha)));
+}
+
+// adjust_hue on one pixel (RGB -> HSV, shift, back), float32 as torchvision computes it.
+SLUICE_HD void Hue(uint8_t* px, float shift) {
+  const float inv255 = 1.0f / 255.0f;
+  const float r = Mul(px[0], inv255), g = Mul(px[1], inv255), b = Mul(px[2], inv255);
+  const float maxc = r > g ? (r > b ? r : b) : (g > b ? g : b);
+  const float minc = r < g ? (r < b ? r : b) : (g < b ? g : b);
+  const bool eqc = maxc == minc;
+  const float range = maxc - minc;
+  const float s = range / (eqc ? 1.0f : maxc);
+  const float div = eqc ? 1.0f : range;
+  const float rc = (maxc - r) / div, gc = (maxc - g) / div, bc = (maxc - b) / div;
+  const bool max_r = maxc == r, max_g = maxc == g;
+  const float hr = max_r ? bc - gc : 0.0f;
+  const float hg = (max_g && !max_r) ? Add(rc, 2.0f) - bc : 0.0f;
+  const float hb = (!max_r && !max_g) ? Add(gc, 4.0f) - rc : 0.0f;
+  float h = Add(Add(hr, hg), hb);
+  h = Add(Mul(h, 1.0f / 6.0f), 1.0f);
+  h = h - static_cast<float>(static_cast<int>(h));  // fmod(h, 1) for h >= 0
+  h = Add(h, shift);
+  h = h - floorf(h);  // remainder(h, 1)
+  // HSV -> RGB
+  const float h6 = Mul(h, 6.0f);
+  const float fi = floorf(h6);
+  const float f = h6 - fi;
+  int i = static_cast<int>(fi) % 6;
+  if (i < 0) i += 6;
+  const float v = maxc;
+  const float sxf = Mul(s, f);
+  const float one_minus_s = 1.0f - s;
+  const float q = Clamp(Mul(1.0f - sxf, v), 0.0f, 1.0f);
+  const float t = Clamp(Mul(Add(sxf, one_minus_s), v), 0.0f, 1.0f);
+  const float p = Clamp(Mul(one_minus_s, v), 0.0f, 1.0f);
+  float o[3];
+  switch (i) {
+    case 0: o[0] = v, o[1] = t, o[2] = p; break;
+    case 1: o[0] = q, o[1] = v, o[2] = p; break;
+    case 2: o[0] = p, o[1] = v, o[2] = t; break;
+    case 3: o[0] = p, o[1] = q, o[2] = v; break;
+    case 4: o[0] = t, o[1] = p, o[2] = v; break;
+    default: o[0] = v, o[1] = p, o[2] = q; break;
+  }
+  // to_dtype(float -> uint8, scale=True): x * (255 + 1 - 0.001), truncated.
+  for (int c = 0; c < 3; ++c) px[c] = ToU8(Mul(o[c], 255.999f));
+}
+
+// One step on one pixel; `mean` is the step's luma mean (contrast only).
+SLUICE_HD void ApplyStep(const ColorStep& s, float mean, uint8_t* px) {
+  switch (s.kind) {
+    case ColorKind::kBrightness:
+      for (int c = 0; c < 3; ++c) px[c] = ToU8(Mul(static_cast<float>(px[c]), s.factor));
+      break;
+    case ColorKind::kContrast:
+      for (int c = 0; c < 3; ++c) px[c] = Blend(px[c], mean, s);
+      break;
+    case ColorKind::kSaturation: {
+      const float l = LumaFloor(px);
+      for (int c = 0; c < 3; ++c) px[c] = Blend(px[c], l, s);
+      break;
+    }
+    case ColorKind::kHue:
+      Hue(px, s.factor);
+      break;
+    case ColorKind::kGrayscale: {
+      const uint8_t l = ToU8(Luma(px[0], px[1], px[2]));
+      px[0] = px[1] = px[2] = l;
+      break;
+    }
+  }
+}
+
+// Runs steps [0, end) on one pixel; means[k] is the k-th contrast step's mean.
+SLUICE_HD void ApplySteps(const ColorOps& ops, int end, const float* means, uint8_t* px) {
+  int k = 0;
+  for (int i = 0; i < end; ++i) {
+    const ColorStep& s = ops.steps[i];
+    ApplyStep(s, s.kind == ColorKind::kContrast ? means[k] : 0.0f, px);
+    if (s.kind == ColorKind::kContrast) ++k;
+  }
+}
+
+// The mean of the floored luma over `pixels` pixels whose sum is `sum` (torch.mean in float32
+// of integer values: the exact sum, divided in double, rounded once).
+SLUICE_HD float MeanOf(uint64_t sum, int64_t pixels) {
+  return pixels > 0 ? static_cast<float>(static_cast<double>(sum) / static_cast<double>(pixels)) : 0.0f;
+}
+
+}  // namespace color
+}  // namespace sluice
+
+#endif  // SLUICE_KERNELS_COLOR_COLOR_PARAMS_H_
