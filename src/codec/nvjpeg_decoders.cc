@@ -39,11 +39,6 @@ Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(Nvj
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsCreate(ctx->hardware_handle(), &p));
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetOutputFormat(p, NVJPEG_OUTPUT_RGBI));
   }
-  nvjpegDevAllocatorV2_t* alloc = ctx->device_allocator();
-  void* pad = nullptr;
-  if (alloc->dev_malloc(alloc->dev_ctx, &pad, static_cast<size_t>(d->width_) * kPadBytes, nullptr) != 0)
-    return ResourceExhausted("cannot allocate the hardware decoder's scratch memory");
-  d->pad_out_ = static_cast<uint8_t*>(pad);
   return d;
 }
 
@@ -101,6 +96,13 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   std::lock_guard<std::mutex> turn(g_hardware_call);
   SLUICE_ASSIGN_OR_RETURN(SizedState* state, StateFor(n));
   const int m = state->size;  // n images, then m - n pads
+  if (m > n && pad_out_ == nullptr) {  // the first padded call: the pads' scratch, once
+    nvjpegDevAllocatorV2_t* alloc = ctx_->device_allocator();
+    void* pad = nullptr;
+    if (alloc->dev_malloc(alloc->dev_ctx, &pad, static_cast<size_t>(width_) * kPadBytes, stream) != 0)
+      return ResourceExhausted("cannot allocate the hardware decoder's scratch memory");
+    pad_out_ = static_cast<uint8_t*>(pad);
+  }
   // Pads: a corner of the call's smallest file, into scratch memory nobody reads.
   const NvjpegJob* smallest = &jobs[0];
   for (const NvjpegJob& j : jobs)

@@ -94,7 +94,7 @@ class NvjpegHardwareDecoder {
   std::vector<SizedState> states_;
   uint64_t calls_ = 0;
   int64_t inits_ = 0;
-  uint8_t* pad_out_ = nullptr;  // device scratch: width_ pads of kPadSide^2 RGB pixels
+  uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
   std::vector<nvjpegDecodeParams_t> params_;
   int width_ = 0;
 };
