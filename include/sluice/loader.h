@@ -183,6 +183,10 @@ class Loader {
   LoaderStats stats() const;
   void ResetStats();
 
+  // Cancels the work in flight and stops the threads (waiting for a user function that is
+  // running); afterwards StartEpoch() and Next() fail. The destructor does the same.
+  void Close();
+
  private:
   class Impl;
   explicit Loader(std::unique_ptr<Impl> impl);

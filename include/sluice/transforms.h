@@ -11,11 +11,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "sluice/status.h"
+#include "sluice/types.h"
 
 namespace sluice::transforms {
 
@@ -89,6 +91,24 @@ struct RandomGrayscale {
   double p = 0.1;
 };
 
+// A user function run on each sample on the loader's CPU threads (torchvision's Lambda). It
+// changes the sample in place: HWC uint8 pixels after the geometry and colour transforms
+// (kPixels), or the finished sample in the loader's dtype and layout, after Normalize
+// (kFinished). An error fails that sample (the loader names the file). Call may run on many
+// threads at once.
+class SampleFunction {
+ public:
+  enum class Stage : uint8_t { kPixels, kFinished };
+  virtual ~SampleFunction() = default;
+  virtual Status Call(void* data, int height, int width, DType dtype, Layout layout) const = 0;
+};
+
+struct Lambda {
+  std::shared_ptr<const SampleFunction> fn;
+  SampleFunction::Stage stage = SampleFunction::Stage::kPixels;
+  std::string name = "Lambda";  // for errors, e.g. "Lambda(Cutout)"
+};
+
 // (x / 255 - mean) / std per channel, on RGB values in [0, 255]. Output dtype must be float.
 struct Normalize {
   std::array<float, 3> mean = {0.f, 0.f, 0.f};
@@ -96,7 +116,7 @@ struct Normalize {
 };
 
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
-                               RandomVerticalFlip, Pad, ColorJitter, RandomGrayscale, Normalize>;
+                               RandomVerticalFlip, Pad, ColorJitter, RandomGrayscale, Normalize, Lambda>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

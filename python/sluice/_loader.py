@@ -1,15 +1,17 @@
 """sluice.Loader: a torchvision-shaped data loader whose work runs in C++ threads."""
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import weakref
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 from . import _core
 from ._convert import resolve_output, to_array
-from .transforms import flatten
+from .transforms import Lambda, compile_specs, flatten
 
 __all__ = ["Loader"]
 
@@ -64,6 +66,17 @@ def _choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
     return value
+
+
+# Loaders still open; closed at exit: a worker thread that calls a user function (Lambda) while
+# the interpreter shuts down would otherwise be stopped inside C++ (and abort the process).
+_LIVE: "weakref.WeakSet[Loader]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for loader in list(_LIVE):
+        loader.close()
 
 
 class Loader:
@@ -152,6 +165,8 @@ class Loader:
         device = str(device)
         self._device = device
         self._cuda = device.startswith("cuda")
+        # User functions run on the CPU: such a list runs there, and batches are copied over.
+        self._upload = self._cuda and any(isinstance(t, Lambda) for t in self._transforms)
         if self._cuda and self._output != "torch":
             raise ValueError("device='cuda' yields torch CUDA tensors: install torch, or use device='cpu' "
                              "for NumPy output")
@@ -160,16 +175,18 @@ class Loader:
             prefetch = 3 if self._cuda else 2
         self._rank, self._world_size = _shard(rank, world_size)
         self._pad = last_batch == "pad"
+        self._functions: list = []  # user functions (Lambda): the C++ loader reaches them weakly
         self._core = _core.Loader.create(
-            source, [spec for t in self._transforms if (spec := t._spec()) is not None], self._batch_size,
+            source, compile_specs(self._transforms, self._output == "torch", self._functions), self._batch_size,
             bool(shuffle), seed,
             _choice("last_batch", last_batch, ("partial", "drop", "pad")), _dtype_name(dtype),
             _choice("layout", layout, ("NCHW", "NHWC")), _choice("on_error", on_error, ("raise", "skip")),
-            device, _int_arg("num_threads", num_threads, 1, allow_none=True),
+            "cpu" if self._upload else device, _int_arg("num_threads", num_threads, 1, allow_none=True),
             _int_arg("io_threads", io_threads, 1, allow_none=True), _int_arg("prefetch", prefetch, 1),
             bool(dct_scaling), _choice("decode_route", decode_route, ("auto", "hardware", "hybrid", "cpu")),
             _int_arg("gpu_memory_budget", gpu_memory_budget, 1, allow_none=True), self._rank,
             self._world_size)
+        _LIVE.add(self)  # closed at exit, before the interpreter stops running Python code
         self._next_epoch: int | None = None
         self._pending_state: dict | None = None  # from load_state_dict, until the next iteration
         self._last_indices = np.zeros(0, dtype=np.int64)
@@ -301,6 +318,16 @@ class Loader:
     def reset_stats(self) -> None:
         self._core.reset_stats()
 
+    def close(self) -> None:
+        """Stops the loader's threads and cancels the work in flight (also at exit and when the
+        loader is garbage-collected). Iterating a closed loader raises."""
+        core = getattr(self, "_core", None)
+        if core is not None:
+            core.close()
+
+    def __del__(self) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         return (f"sluice.Loader({self.num_samples} samples, batch_size={self._batch_size}, "
                 f"{len(self)} batches, transforms={self._transforms!r})")
@@ -333,12 +360,16 @@ class _EpochIterator:
         out = self._loader._output
         if isinstance(images, list):
             images = [to_array(t, out) for t in images]
+            if self._loader._upload:
+                images = [t.pin_memory().to(self._loader._device, non_blocking=True) for t in images]
             device = None
             if out == "torch":
                 import torch
                 device = images[0].device if images else torch.device(self._loader._device)
         else:
             images = to_array(images, out)
+            if self._loader._upload:
+                images = images.pin_memory().to(self._loader._device, non_blocking=True)
             device = images.device if out == "torch" else None
         labels = to_array(labels, out)
         if self._loader._cuda:

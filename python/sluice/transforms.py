@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import math
 import numbers
+import weakref
 from typing import Any, Iterable, Sequence
 
 from . import _core
@@ -33,6 +34,7 @@ __all__ = [
     "RandomGrayscale",
     "ToTensor",
     "Normalize",
+    "Lambda",
 ]
 
 
@@ -344,6 +346,86 @@ class ToTensor(Transform):
         return None
 
 
+class _Holder:
+    __slots__ = ("fn", "__weakref__")
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+class Lambda(Transform):
+    """Run ``lambd`` on each sample, on the loader's CPU threads (the GIL is held only while it
+    runs), as torchvision's ``Lambda``. It gets the sample as the transforms before it leave it:
+    an ``H x W x 3`` uint8 NumPy array before ``ToTensor``/``Normalize``; after them, the
+    finished sample as a torch tensor (``3 x H x W`` float with the default ``dtype`` and
+    ``layout``; a NumPy array with ``output="numpy"``). It returns the same kind, shape and dtype
+    (or changes its argument in place). The argument is valid during the call only.
+
+    User functions come after every geometric and colour transform; with ``device="cuda"`` the
+    loader runs the list on the CPU and copies the batches to the GPU."""
+
+    def __init__(self, lambd):
+        if not callable(lambd):
+            raise TypeError(f"Lambda: argument should be callable, got {type(lambd).__name__}")
+        self.lambd = lambd
+
+    def _name(self) -> str:
+        fn = self.lambd
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        return f"Lambda({name})"
+
+    def _spec(self):  # pragma: no cover - the loader calls _spec_at
+        raise TypeError("Lambda needs its place in the list: use compile_specs")
+
+    def _spec_at(self, finished: bool, as_torch: bool, holders: list):
+        name = self._name()
+        kind = "torch.Tensor" if as_torch else "numpy.ndarray"
+        # The C++ loader holds the runner; the runner reaches the function only through a weak
+        # reference to a holder the Python Loader keeps. A strong one would make a cycle through
+        # C++ (loader -> runner -> fn -> its module's globals -> loader) that no GC can break.
+        holder = _Holder(self.lambd)
+        holders.append(holder)
+        ref = weakref.ref(holder)
+
+        def runner(buffer, shape, dtype):
+            import numpy as np
+            held = ref()
+            if held is None:
+                return f"{name}: the loader is gone"
+            fn = held.fn
+            try:
+                view = np.frombuffer(buffer, dtype=dtype).reshape(shape)
+                if as_torch:
+                    import torch
+                    arg = torch.from_numpy(view)
+                else:
+                    arg = view
+                out = fn(arg)
+                if as_torch:
+                    import torch
+                    if not isinstance(out, torch.Tensor):
+                        return f"{name}: returned {type(out).__name__}, expected {kind}"
+                    if out.device.type != "cpu":
+                        return f"{name}: returned a tensor on {out.device}, expected one on the CPU"
+                    got_dtype = str(out.dtype).replace("torch.", "")
+                    arr = out.detach().numpy() if out is not arg else None
+                else:
+                    if not isinstance(out, np.ndarray):
+                        return f"{name}: returned {type(out).__name__}, expected {kind}"
+                    got_dtype = str(out.dtype)
+                    arr = out if out is not arg else None
+                if tuple(out.shape) != tuple(shape) or got_dtype != dtype:
+                    return (f"{name}: returned shape {tuple(out.shape)} and dtype {got_dtype}, expected "
+                            f"shape {tuple(shape)} and dtype {dtype}")
+                if arr is not None:
+                    np.copyto(view, arr)
+                return None
+            except Exception as e:  # the sample fails, naming the function; the loader adds the file
+                return f"{name} raised {type(e).__name__}: {e}"
+
+        return _C.Lambda(runner, finished, name)
+
+
 class Normalize(Transform):
     """``(x - mean) / std`` per channel on values scaled to [0, 1], as torchvision."""
 
@@ -369,6 +451,23 @@ class Normalize(Transform):
         s = _C.Normalize()
         s.mean, s.std = self.mean, self.std
         return s
+
+
+def compile_specs(transforms: Sequence[Transform], as_torch: bool, holders: list) -> list[Any]:
+    """The C++ specs of a flat list. A Lambda after ToTensor or Normalize runs on the finished
+    sample (a torch tensor when `as_torch`), before them on the uint8 pixels; the user functions
+    go into `holders`, which the caller keeps while the specs are in use."""
+    specs, finished = [], False
+    for t in transforms:
+        if isinstance(t, (ToTensor, Normalize)):
+            finished = True
+        if isinstance(t, Lambda):
+            specs.append(t._spec_at(finished, as_torch and finished, holders))
+            continue
+        spec = t._spec()
+        if spec is not None:
+            specs.append(spec)
+    return specs
 
 
 def flatten(transform: Any) -> list[Transform]:

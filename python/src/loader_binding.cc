@@ -167,6 +167,11 @@ void RegisterLoader(nb::module_& m) {
                                    nb::bytes(reinterpret_cast<const char*>(batch->padding.data()),
                                              batch->padding.size()));
            })
+      .def("close",
+           [](Loader& l) {
+             nb::gil_scoped_release release;  // user functions in flight need the GIL to finish
+             l.Close();
+           })
       .def("state", [](const Loader& l) { return StateToDict(l.State()); })
       .def("load_state",
            [](Loader& l, int64_t epoch, int64_t batches, int64_t epoch_batches, int64_t num_samples,
@@ -185,7 +190,12 @@ void RegisterLoader(nb::module_& m) {
              st.last_batch = Unwrap(ParseLastBatch(last_batch));
              const auto* flags = static_cast<const uint8_t*>(resumed_from.data());
              st.resumed_from.assign(flags, flags + resumed_from.size());
-             Check(l.LoadState(st));
+             Status loaded;
+             {
+               nb::gil_scoped_release release;  // may wait for work in flight (user functions)
+               loaded = l.LoadState(st);
+             }
+             Check(loaded);
            })
       .def("stats", [](const Loader& l) {
         return StatsToDict(l.stats(), l.options().device.type == DeviceType::kCUDA);

@@ -12,6 +12,42 @@ namespace sluice::python {
 
 using namespace sluice::transforms;
 
+namespace {
+
+// A Python callable as a SampleFunction. `runner` (sluice.transforms._run_lambda) wraps the
+// sample's memory as an array, calls the function, checks and copies back what it returns,
+// and returns None or an error message; the GIL is held only for that.
+class PySampleFunction : public SampleFunction {
+ public:
+  explicit PySampleFunction(nb::object runner) : runner_(std::move(runner)) {}
+  ~PySampleFunction() override {
+    nb::gil_scoped_acquire gil;
+    runner_.reset();
+  }
+
+  Status Call(void* data, int height, int width, DType dtype, Layout layout) const override {
+    nb::gil_scoped_acquire gil;
+    const size_t bytes = static_cast<size_t>(height) * static_cast<size_t>(width) * 3 * DTypeSize(dtype);
+    try {
+      nb::object view = nb::steal(PyMemoryView_FromMemory(static_cast<char*>(data),
+                                                          static_cast<Py_ssize_t>(bytes), PyBUF_WRITE));
+      if (!view.is_valid()) throw nb::python_error();
+      nb::object shape = layout == Layout::kNHWC ? nb::make_tuple(height, width, 3) : nb::make_tuple(3, height, width);
+      nb::object error = runner_(view, shape, DTypeName(dtype));
+      if (error.is_none()) return Status::OK();
+      return InvalidArgument(nb::cast<std::string>(error));
+    } catch (nb::python_error& e) {  // the runner itself failed (it catches the function's errors)
+      const std::string what = e.what();
+      return Internal("user function: ", what.substr(0, what.find('\n')));
+    }
+  }
+
+ private:
+  nb::object runner_;
+};
+
+}  // namespace
+
 void RegisterTransforms(nb::module_& m) {
   nb::module_ t = m.def_submodule("transforms", "transform descriptions");
   nb::enum_<Interpolation>(t, "Interpolation")
@@ -67,6 +103,16 @@ void RegisterTransforms(nb::module_& m) {
       .def(nb::init<>())
       .def_rw("mean", &Normalize::mean)
       .def_rw("std", &Normalize::std);
+
+  nb::class_<Lambda>(t, "Lambda")
+      .def("__init__",
+           [](Lambda* l, nb::object runner, bool finished, std::string name) {
+             new (l) Lambda{std::make_shared<PySampleFunction>(std::move(runner)),
+                            finished ? SampleFunction::Stage::kFinished : SampleFunction::Stage::kPixels,
+                            std::move(name)};
+           },
+           nb::arg("runner"), nb::arg("finished"), nb::arg("name"))
+      .def_ro("name", &Lambda::name);
 
   t.def("validate", [](const Transform& tr) { Check(Validate(tr)); });
 }

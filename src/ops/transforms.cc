@@ -17,6 +17,7 @@ struct NameOf {
   const char* operator()(const Pad&) const { return "Pad"; }
   const char* operator()(const ColorJitter&) const { return "ColorJitter"; }
   const char* operator()(const RandomGrayscale&) const { return "RandomGrayscale"; }
+  const char* operator()(const Lambda&) const { return "Lambda"; }
   const char* operator()(const Normalize&) const { return "Normalize"; }
 };
 
@@ -81,6 +82,10 @@ struct Validator {
     return Status::OK();
   }
   Status operator()(const RandomGrayscale& t) const { return CheckProbability("RandomGrayscale", t.p); }
+  Status operator()(const Lambda& t) const {
+    if (t.fn == nullptr) return InvalidArgument(t.name, ": no function");
+    return Status::OK();
+  }
   Status operator()(const Normalize& t) const {
     for (int c = 0; c < 3; ++c) {
       if (!std::isfinite(t.mean[c]) || !std::isfinite(t.std[c]))

@@ -24,6 +24,9 @@ class Loader::Impl {
     full_batches_ = first.num_batches();
     schedule_ = std::make_shared<const EpochSchedule>(std::move(first));
     if (options_.device.type == DeviceType::kCUDA) {
+      if (plan_.has_functions())
+        return Unsupported("user functions (Lambda) run on the CPU: make this loader with device=cpu "
+                           "and copy its batches to the GPU (the Python Loader does)");
       SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
     } else {
       executor_ = std::make_unique<Executor>(source_, plan_, options_);
@@ -164,12 +167,14 @@ Status Loader::StartEpoch(int64_t epoch) {
     SLUICE_ASSIGN_OR_RETURN(EpochSchedule s, EpochSchedule::Create(m.shard_, epoch));
     m.schedule_ = std::make_shared<const EpochSchedule>(std::move(s));
   }
+  if (m.executor_ == nullptr) return FailedPrecondition("the loader is closed");
   m.started_ = true;
   m.executor_->StartEpoch(m.schedule_, m.position_);
   return Status::OK();
 }
 
 Result<std::optional<Batch>> Loader::Next() {
+  if (impl_->executor_ == nullptr) return FailedPrecondition("the loader is closed");
   Result<std::optional<Batch>> r = impl_->executor_->Next();
   // A batch, or an error that dropped one (a bad file with on_error = kRaise), is a batch taken.
   if (impl_->started_ && (!r.ok() || r->has_value())) ++impl_->position_;
@@ -195,7 +200,11 @@ LoaderState Loader::State() const {
 
 Status Loader::LoadState(const LoaderState& state) { return impl_->LoadState(state); }
 
-LoaderStats Loader::stats() const { return impl_->executor_->Stats(); }
-void Loader::ResetStats() { impl_->executor_->ResetStats(); }
+LoaderStats Loader::stats() const { return impl_->executor_ ? impl_->executor_->Stats() : LoaderStats{}; }
+void Loader::ResetStats() {
+  if (impl_->executor_) impl_->executor_->ResetStats();
+}
+
+void Loader::Close() { impl_->executor_.reset(); }
 
 }  // namespace sluice

@@ -78,6 +78,17 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
   for (size_t i = 0; i < list.size(); ++i) {
     const Transform& t = list[i];
     SLUICE_RETURN_IF_ERROR(Validate(t).WithPrefix("transform " + std::to_string(i)));
+    if (const auto* fn = std::get_if<Lambda>(&t)) {
+      if (fn->stage == SampleFunction::Stage::kPixels && plan.normalize_)
+        return Unsupported("transform ", i, ": ", fn->name, " on uint8 pixels after Normalize is not supported");
+      (fn->stage == SampleFunction::Stage::kPixels ? plan.pixel_fns_ : plan.finished_fns_).push_back(*fn);
+      continue;
+    }
+    if (!plan.finished_fns_.empty() || (!plan.pixel_fns_.empty() && !std::holds_alternative<Normalize>(t)))
+      return Unsupported("transform ", i, ": ", TransformName(t), " after ",
+                         (plan.finished_fns_.empty() ? plan.pixel_fns_ : plan.finished_fns_).front().name,
+                         " is not supported; user functions run after the geometric and colour transforms",
+                         plan.finished_fns_.empty() ? "" : " and Normalize");
     const bool is_color = std::holds_alternative<ColorJitter>(t) || std::holds_alternative<RandomGrayscale>(t);
     const bool is_flip = std::holds_alternative<RandomHorizontalFlip>(t) || std::holds_alternative<RandomVerticalFlip>(t);
     if (is_color && plan.normalize_)

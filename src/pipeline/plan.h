@@ -8,7 +8,9 @@
 // Colour transforms (ColorJitter, RandomGrayscale) become per-sample colour steps that run on
 // the resampled image, before the finish step; they must follow the crops, resizes and padding
 // of the list (flips may come after them), as contrast depends on the whole image it is given.
-// Per-pixel work after geometry (normalize, cast, layout) is one "finish" step. A list that
+// Per-pixel work after geometry (normalize, cast, layout) is one "finish" step. User functions
+// (Lambda) run on the CPU, after the colour steps or after the finish step, and must come after
+// every geometric and colour transform. A list that
 // does not end in a fixed size (Resize(256) alone, or no geometry at all) is valid: each sample
 // then has its own output size.
 //
@@ -62,12 +64,18 @@ class Plan {
   const std::optional<transforms::Normalize>& normalize() const { return normalize_; }
   // Whether the list has colour transforms (samples may then carry colour steps).
   bool has_color() const { return has_color_; }
+  // User functions (Lambda), in list order: on the pixels after the colour steps, and on the
+  // finished sample. Only the CPU path runs them.
+  const std::vector<transforms::Lambda>& pixel_functions() const { return pixel_fns_; }
+  const std::vector<transforms::Lambda>& finished_functions() const { return finished_fns_; }
+  bool has_functions() const { return !pixel_fns_.empty() || !finished_fns_.empty(); }
   const std::vector<transforms::Transform>& transforms() const { return transforms_; }
 
  private:
   std::vector<transforms::Transform> transforms_;
   std::optional<transforms::Normalize> normalize_;
   bool has_color_ = false;
+  std::vector<transforms::Lambda> pixel_fns_, finished_fns_;
   int out_height_ = 0, out_width_ = 0;  // 0: depends on the image
 };
 

@@ -119,9 +119,26 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     ApplyColorCpu(geo.color, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
                                               view.row_stride});
   }
-  ScopedTimer timer(&counters->collate_ns);
-  SLUICE_ASSIGN_OR_RETURN(void* dst, slot(view.height, view.width));
-  NormalizeCpu(finish_, lut_, view, dst);
+  if (plan_.has_functions()) {
+    ScopedTimer timer(&counters->transform_ns);
+    // User functions see contiguous HWC pixels (every segment's output is).
+    if (view.row_stride != static_cast<ptrdiff_t>(view.width) * 3)
+      return Internal("user function: the pixels are not contiguous");
+    for (const transforms::Lambda& fn : plan_.pixel_functions())
+      SLUICE_RETURN_IF_ERROR(fn.fn->Call(const_cast<uint8_t*>(view.data), view.height, view.width,
+                                         DType::kUInt8, Layout::kNHWC));
+  }
+  void* dst = nullptr;
+  {
+    ScopedTimer timer(&counters->collate_ns);
+    SLUICE_ASSIGN_OR_RETURN(dst, slot(view.height, view.width));
+    NormalizeCpu(finish_, lut_, view, dst);
+  }
+  if (!plan_.finished_functions().empty()) {
+    ScopedTimer timer(&counters->transform_ns);
+    for (const transforms::Lambda& fn : plan_.finished_functions())
+      SLUICE_RETURN_IF_ERROR(fn.fn->Call(dst, view.height, view.width, finish_.dtype, finish_.layout));
+  }
   return Status::OK();
 }
 

@@ -320,6 +320,21 @@ def test_colour_steps_match_cpu(small_folder, route):
         assert_close_images(x, cx, 2 * PARITY_MEAN, 2 * PARITY_MAX, f"route {route}, batch {k}")
 
 
+@needs_gpu
+def test_lambda_runs_on_the_cpu_and_batches_arrive_on_the_gpu(small_folder):
+    # A list with a user function runs on the CPU threads; its batches are copied to the device.
+    def negate(img):
+        return -img
+
+    tf = [ST.Resize((48, 48)), ST.ColorJitter(0.5, 0.5, 0.5, 0.3), ST.ToTensor(), ST.Normalize([0.5] * 3, [0.5] * 3)]
+    kw = dict(batch_size=4, shuffle=True, seed=6)
+    gpu = sluice.Loader(small_folder, tf + [ST.Lambda(negate)], device="cuda", **kw)
+    cpu = sluice.Loader(small_folder, tf, **kw)
+    for (x, y), (cx, cy) in zip(gpu, cpu, strict=True):
+        assert x.is_cuda and y.is_cuda
+        assert torch.equal(x.cpu(), -cx) and torch.equal(y.cpu(), cy)
+
+
 # --- 3. Bad files behave as on the CPU --------------------------------------------------------
 
 def bad_files() -> dict[str, bytes]:
