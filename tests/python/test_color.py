@@ -110,7 +110,7 @@ def torchvision_steps():
 
     def wrap(fn):
         def run(img, f):
-            t = torch.from_numpy(np.ascontiguousarray(img)).permute(2, 0, 1)
+            t = torch.from_numpy(np.array(img)).permute(2, 0, 1)  # a writable copy
             return fn(t, f).permute(1, 2, 0).numpy()
         return run
 
