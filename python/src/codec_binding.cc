@@ -53,6 +53,14 @@ nb::dict MapToDict(const AxisMap& m) {
   return d;
 }
 
+// What the loader would draw for one sample of a width x height image (raises on errors).
+SampleGeometry DrawSample(std::vector<transforms::Transform> list, int width, int height, const SampleKey& key) {
+  Plan plan = Unwrap(Plan::Create(std::move(list)));
+  SampleGeometry g;
+  Check(plan.Draw(width, height, key, &g));
+  return g;
+}
+
 }  // namespace
 
 void RegisterCodec(nb::module_& m) {
@@ -108,9 +116,7 @@ void RegisterCodec(nb::module_& m) {
       "draw_geometry",
       [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed,
          uint64_t epoch, uint64_t index) {
-        Plan plan = Unwrap(Plan::Create(std::move(list)));
-        SampleGeometry g;
-        Check(plan.Draw(width, height, SampleKey{seed, epoch, index}, &g));
+        const SampleGeometry g = DrawSample(std::move(list), width, height, SampleKey{seed, epoch, index});
         nb::list out;
         for (int i = 0; i < g.num_segments; ++i) {
           const ResizeParams& p = g.segments[static_cast<size_t>(i)];
@@ -132,9 +138,7 @@ void RegisterCodec(nb::module_& m) {
       "draw_color",
       [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed,
          uint64_t epoch, uint64_t index) {
-        Plan plan = Unwrap(Plan::Create(std::move(list)));
-        SampleGeometry g;
-        Check(plan.Draw(width, height, SampleKey{seed, epoch, index}, &g));
+        const SampleGeometry g = DrawSample(std::move(list), width, height, SampleKey{seed, epoch, index});
         static const char* kNames[] = {"brightness", "contrast", "saturation", "hue", "grayscale"};
         nb::list out;
         for (int i = 0; i < g.color.num_steps; ++i) {
