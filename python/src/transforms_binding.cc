@@ -14,9 +14,9 @@ using namespace sluice::transforms;
 
 namespace {
 
-// A Python callable as a SampleFunction. `runner` (sluice.transforms._run_lambda) wraps the
-// sample's memory as an array, calls the function, checks and copies back what it returns,
-// and returns None or an error message; the GIL is held only for that.
+// A Python callable as a SampleFunction. `runner` (made by sluice.transforms.Lambda) wraps the
+// sample's memory as an array, calls the user's function, checks and copies back what it
+// returns, and returns None or an error message; the GIL is held only for that.
 class PySampleFunction : public SampleFunction {
  public:
   explicit PySampleFunction(nb::object runner) : runner_(std::move(runner)) {}

@@ -87,8 +87,8 @@ int NvjpegContext::PinnedMalloc(void* ctx, void** p, size_t size, cudaStream_t) 
 int NvjpegContext::PinnedFree(void* ctx, void* p, size_t size, cudaStream_t stream) {
   auto* c = static_cast<NvjpegContext*>(ctx);
   if (p == nullptr) return 0;
-  // Kept, not freed (at the size nvJPEG asked for, which the buffer has at least): reused once `stream` has passed this point (copies queued on it before
-  // the free may still read the buffer).
+  // Kept, not freed (at the size nvJPEG asked for, which the buffer has at least): reused once
+  // `stream` has passed this point (copies queued on it before the free may still read it).
   cudaEvent_t freed = nullptr;
   if (cudaEventCreateWithFlags(&freed, cudaEventDisableTiming) != cudaSuccess ||
       cudaEventRecord(freed, stream) != cudaSuccess) {

@@ -102,6 +102,9 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
     if (alloc->dev_malloc(alloc->dev_ctx, &pad, static_cast<size_t>(width_) * kPadBytes, stream) != 0)
       return ResourceExhausted("cannot allocate the hardware decoder's scratch memory");
     pad_out_ = static_cast<uint8_t*>(pad);
+    // The engines write when the call is made, not in stream order: wait (once) until the
+    // allocation is ready, as the executor does for the arena.
+    SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   }
   // Pads: a corner of the call's smallest file, into scratch memory nobody reads.
   const NvjpegJob* smallest = &jobs[0];

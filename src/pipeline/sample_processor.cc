@@ -119,7 +119,7 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     ApplyColorCpu(geo.color, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
                                               view.row_stride});
   }
-  if (plan_.has_functions()) {
+  if (!plan_.pixel_functions().empty()) {
     ScopedTimer timer(&counters->transform_ns);
     // User functions see contiguous HWC pixels (every segment's output is).
     if (view.row_stride != static_cast<ptrdiff_t>(view.width) * 3)
