@@ -1,4 +1,5 @@
-"""The ``sluice`` command: ``sluice bench [DATA]`` and ``sluice make-dataset OUT``."""
+"""The ``sluice`` command: ``sluice bench [DATA]``, ``sluice preview [DATA] -o grid.png`` and
+``sluice make-dataset OUT``."""
 from __future__ import annotations
 
 import argparse
@@ -118,6 +119,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_preview(args: argparse.Namespace) -> int:
+    from . import preview  # noqa: PLC0415
+
+    transform = (preview.default_transform(args.size) if args.transform is None
+                 else preview.load_transform(args.transform))
+    data = args.data
+    if data is None:
+        print(f"sluice preview: no DATA given; using the built-in sample dataset "
+              f"({args.sample_images} '{args.sample_preset}' images, generated once into "
+              f"{datasets.cache_dir()})", file=sys.stderr)
+        data = datasets.sample_dataset(args.sample_preset, args.sample_images,
+                                       progress=not args.quiet)
+    grid = preview.build_grid(data, transform, args.images, args.draws, args.seed, args.device,
+                              args.cell_pad, args.size, progress=not args.quiet)
+    preview.write_png(args.output, grid.array)
+    h, w = grid.array.shape[:2]
+    print(f"wrote {args.output}: {grid.rows} x {grid.cols} grid ({grid.rows} images; original + "
+          f"{grid.cols - 1} draws, seed {args.seed}), {w}x{h} px, cells {grid.cell[1]}x{grid.cell[0]}; "
+          f"pipeline {preview.describe(grid.transforms)}")
+    return 0
+
+
 def cmd_make_dataset(args: argparse.Namespace) -> int:
     spec = datasets.PRESETS[args.preset]
     overrides = {"num_images": args.num_images, "num_classes": args.classes, "seed": args.seed}
@@ -166,6 +189,32 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
     b.add_argument("--quiet", action="store_true", help="no progress bars")
     b.set_defaults(func=cmd_bench)
+
+    v = sub.add_parser(
+        "preview", help="write a PNG grid of the same images under several augmentation draws",
+        description="Write a PNG grid: one row per image (the first K of DATA, in sorted order), "
+                    "column 1 the original image resized (squashed) to the cell size, columns 2.. "
+                    "the pipeline's output for epochs 0, 1, ... (one random draw each, "
+                    "reproducible from --seed). Normalize is undone for display. Cells are the "
+                    "pipeline's output size; a pipeline without a fixed size gets cells of the "
+                    "largest sample, each placed top-left on dark grey.")
+    v.add_argument("data", nargs="?", help="ImageFolder root (default: built-in sample dataset)")
+    v.add_argument("-o", "--output", required=True, help="PNG file to write")
+    v.add_argument("--images", type=int, default=8, help="rows: the first K images (default 8)")
+    v.add_argument("--draws", type=int, default=6, help="augmentation draws, one column each (default 6)")
+    v.add_argument("--transform", metavar="EXPR",
+                   help="the pipeline: a Python expression with T (sluice.transforms) and sluice in "
+                        "scope, e.g. \"T.Compose([T.RandomResizedCrop(224), T.ColorJitter(0.4)])\", or "
+                        "@FILE.py:NAME to take NAME from a Python file (default: RandomResizedCrop(SIZE), "
+                        "RandomHorizontalFlip, ColorJitter(0.4, 0.4, 0.4))")
+    v.add_argument("--size", type=int, default=224, help="output size of the default pipeline (default 224)")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    v.add_argument("--cell-pad", type=int, default=2, help="grey pixels between cells (default 2)")
+    v.add_argument("--sample-preset", default="imagenet", choices=sorted(datasets.PRESETS))
+    v.add_argument("--sample-images", type=int, default=1024)
+    v.add_argument("--quiet", action="store_true", help="no progress bar")
+    v.set_defaults(func=cmd_preview)
 
     m = sub.add_parser("make-dataset", help="write a synthetic photo-like JPEG ImageFolder")
     m.add_argument("out")
