@@ -19,6 +19,7 @@ set(SLUICE_SOURCES
   src/kernels/normalize/normalize_cpu.cc
   src/kernels/orient/orient_cpu.cc
   src/kernels/color/color_cpu.cc
+  src/kernels/warp/warp_cpu.cc
   src/ops/transforms.cc
   src/ops/transform_ops.cc
   src/pipeline/plan.cc
@@ -40,6 +41,7 @@ set(SLUICE_CUDA_SOURCES
   src/codec/nvjpeg_decoders.cc
   src/kernels/resize/resize_gpu.cu
   src/kernels/color/color_gpu.cu
+  src/kernels/warp/warp_gpu.cu
   src/pipeline/gpu_executor.cc
 )
 set(SLUICE_NO_CUDA_SOURCES

@@ -21,7 +21,8 @@
 
 namespace sluice::transforms {
 
-enum class Interpolation : uint8_t { kBilinear, kBicubic };
+// Resizes take kBilinear or kBicubic; rotations and affine warps take kNearest or kBilinear.
+enum class Interpolation : uint8_t { kBilinear, kBicubic, kNearest };
 
 // Crop a random window (area fraction in `scale`, aspect ratio in `ratio`, log-uniform) and
 // resize it to height x width. The window is drawn from the file header before decoding, and
@@ -72,6 +73,34 @@ struct Pad {
   std::array<uint8_t, 3> fill = {0, 0, 0};
 };
 
+// Rotate by an angle drawn uniformly from `degrees` (counter-clockwise, in degrees) about the
+// centre (or `center`, in pixel coordinates of the image it is given), as torchvision's
+// RandomRotation with expand=False: the output has the input's size, and points that fall
+// outside the input get `fill`. Interpolation kNearest (torchvision's default) or kBilinear.
+// Composed with the resizes before it and the crops and flips after it into one resampling pass.
+struct RandomRotation {
+  std::array<double, 2> degrees = {0.0, 0.0};
+  Interpolation interpolation = Interpolation::kNearest;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+  bool has_center = false;
+  std::array<double, 2> center = {0.0, 0.0};  // x, y
+};
+
+// torchvision's RandomAffine: rotation by an angle from `degrees`, translation by up to
+// translate[0] * width and translate[1] * height pixels (rounded to whole pixels, as
+// torchvision), scale from `scale`, and shear angles from `shear` (x range, then y range; a
+// zero range leaves that shear out). expand=False, fill and interpolation as RandomRotation.
+struct RandomAffine {
+  std::array<double, 2> degrees = {0.0, 0.0};
+  std::array<double, 2> translate = {0.0, 0.0};  // fractions in [0, 1]; 0: none
+  std::array<double, 2> scale = {1.0, 1.0};
+  std::array<double, 4> shear = {0.0, 0.0, 0.0, 0.0};
+  Interpolation interpolation = Interpolation::kNearest;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+  bool has_center = false;
+  std::array<double, 2> center = {0.0, 0.0};  // x, y
+};
+
 // Randomly change brightness, contrast, saturation and hue (torchvision's ColorJitter, with the
 // formulas of torchvision.transforms.v2.functional on uint8 images). Each factor is drawn
 // uniformly from its [min, max] range; a range of {1, 1} ({0, 0} for hue) leaves that
@@ -116,7 +145,8 @@ struct Normalize {
 };
 
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
-                               RandomVerticalFlip, Pad, ColorJitter, RandomGrayscale, Normalize, Lambda>;
+                               RandomVerticalFlip, Pad, RandomRotation, RandomAffine, ColorJitter,
+                               RandomGrayscale, Normalize, Lambda>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

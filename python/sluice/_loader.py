@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from ._convert import resolve_output, to_array
-from .transforms import Lambda, compile_specs, flatten
+from .transforms import BatchLambda, Lambda, compile_specs, flatten, split_batch_functions
 
 __all__ = ["Loader"]
 
@@ -158,6 +158,9 @@ class Loader:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
         self._transforms = flatten(transform)
+        # Trailing BatchLambdas are applied here, to whole batches; the rest compiles to C++.
+        per_sample, self._batch_fns = split_batch_functions(self._transforms)
+        self._batch_streams: dict = {}  # CUDA device index -> the stream the batch functions run on
         if _dtype_name(dtype) == "uint8" and any(type(t).__name__ == "ToTensor" for t in self._transforms):
             raise ValueError("dtype='uint8' contradicts ToTensor in the transforms (it scales to float in "
                              "[0, 1]); use dtype='float32' or 'float16', or drop ToTensor")
@@ -166,7 +169,7 @@ class Loader:
         self._device = device
         self._cuda = device.startswith("cuda")
         # User functions run on the CPU: such a list runs there, and batches are copied over.
-        self._upload = self._cuda and any(isinstance(t, Lambda) for t in self._transforms)
+        self._upload = self._cuda and any(isinstance(t, Lambda) for t in per_sample)
         if self._cuda and self._output != "torch":
             raise ValueError("device='cuda' yields torch CUDA tensors: install torch, or use device='cpu' "
                              "for NumPy output")
@@ -177,7 +180,7 @@ class Loader:
         self._pad = last_batch == "pad"
         self._functions: list = []  # user functions (Lambda): the C++ loader reaches them weakly
         self._core = _core.Loader.create(
-            source, compile_specs(self._transforms, self._output == "torch", self._functions), self._batch_size,
+            source, compile_specs(per_sample, self._output == "torch", self._functions), self._batch_size,
             bool(shuffle), seed,
             _choice("last_batch", last_batch, ("partial", "drop", "pad")), _dtype_name(dtype),
             _choice("layout", layout, ("NCHW", "NHWC")), _choice("on_error", on_error, ("raise", "skip")),
@@ -187,6 +190,12 @@ class Loader:
             _int_arg("gpu_memory_budget", gpu_memory_budget, 1, allow_none=True), self._rank,
             self._world_size)
         _LIVE.add(self)  # closed at exit, before the interpreter stops running Python code
+        if self._batch_fns and self._core.output_size is None:
+            self._core.close()
+            raise ValueError(
+                f"{self._batch_fns[0]._name()} needs images of one size (batches that are one tensor), "
+                "but these transforms do not end in a fixed size, so batches would be lists: end the "
+                "per-sample transforms with a crop, RandomResizedCrop or Resize((h, w))")
         self._next_epoch: int | None = None
         self._pending_state: dict | None = None  # from load_state_dict, until the next iteration
         self._last_indices = np.zeros(0, dtype=np.int64)
@@ -371,6 +380,8 @@ class _EpochIterator:
             if self._loader._upload:
                 images = images.pin_memory().to(self._loader._device, non_blocking=True)
             device = images.device if out == "torch" else None
+            if self._loader._batch_fns:  # lists (variable size) are refused when the loader is made
+                images = _apply_batch_functions(self._loader, images)
         labels = to_array(labels, out)
         if self._loader._cuda:
             # From torch's cached pinned memory, queued on the current stream: a pageable copy
@@ -386,3 +397,70 @@ class _EpochIterator:
             if self._loader._cuda:
                 valid = valid.pin_memory().to(device, non_blocking=True)
         return images, labels, valid
+
+
+def _batch_function_result(t: BatchLambda, out: Any, batch: Any, as_torch: bool) -> Any:
+    """`out` if it is a batch like `batch` (kind, shape, dtype, device), else the error naming t."""
+    name = t._name()
+    if as_torch:
+        import torch
+        kind, dtype = "torch.Tensor", str(batch.dtype).replace("torch.", "")
+        if not isinstance(out, torch.Tensor):
+            raise TypeError(f"{name}: returned {type(out).__name__}, expected a {kind} of shape "
+                            f"{tuple(batch.shape)}, dtype {dtype} on {batch.device}")
+        got = (tuple(out.shape), str(out.dtype).replace("torch.", ""), str(out.device))
+        want = (tuple(batch.shape), dtype, str(batch.device))
+    else:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"{name}: returned {type(out).__name__}, expected a numpy.ndarray of "
+                            f"shape {tuple(batch.shape)}, dtype {batch.dtype}")
+        got = (tuple(out.shape), str(out.dtype), "cpu")
+        want = (tuple(batch.shape), str(batch.dtype), "cpu")
+    if got != want:
+        raise ValueError(f"{name}: returned shape {got[0]}, dtype {got[1]} on {got[2]}, expected the "
+                         f"batch's shape {want[0]}, dtype {want[1]} on {want[2]}")
+    return out
+
+
+def _call_batch_functions(fns: list, images: Any, as_torch: bool) -> Any:
+    batch = images
+    for t in fns:
+        try:
+            out = t.fn(images)
+        except Exception as e:
+            note = (f"in {t._name()}, called on a batch of shape {tuple(batch.shape)}, "
+                    f"dtype {str(batch.dtype).replace('torch.', '')}")
+            if not hasattr(e, "add_note"):  # Python < 3.11
+                raise RuntimeError(f"{t._name()} raised {type(e).__name__}: {e} ({note})") from e
+            e.add_note(note)
+            raise
+        images = _batch_function_result(t, out, batch, as_torch)
+    return images
+
+
+def _apply_batch_functions(loader: Loader, images: Any) -> Any:
+    """The loader's BatchLambdas applied in order to a batch of images (a tensor or an array;
+    batches of variable size are refused when the loader is made). On the GPU they run on a
+    stream of the loader's that waits for the current one, which then waits for it."""
+    if images.shape[0] == 0:
+        return images
+    as_torch = loader._output == "torch"
+    if not as_torch or images.device.type != "cuda":
+        return _call_batch_functions(loader._batch_fns, images, as_torch)
+    import torch
+    device = images.device
+    with torch.cuda.device(device):
+        side = loader._batch_streams.get(device.index)
+        if side is None:
+            side = loader._batch_streams[device.index] = torch.cuda.Stream(device)
+        current = torch.cuda.current_stream(device)
+        side.wait_stream(current)  # the batch is ready on the current stream
+        try:
+            with torch.cuda.stream(side):
+                out = _call_batch_functions(loader._batch_fns, images, True)
+        finally:
+            # Also after an exception: the batch's memory is released on the current stream,
+            # which must not go ahead of what fn queued on the side stream.
+            current.wait_stream(side)
+        out.record_stream(current)  # allocated on the side stream, used on the current one
+    return out

@@ -30,17 +30,21 @@ __all__ = [
     "RandomHorizontalFlip",
     "RandomVerticalFlip",
     "Pad",
+    "RandomRotation",
+    "RandomAffine",
     "ColorJitter",
     "RandomGrayscale",
     "ToTensor",
     "Normalize",
     "Lambda",
+    "BatchLambda",
 ]
 
 
 class InterpolationMode(enum.Enum):
     """The interpolation modes sluice implements (torchvision's names and values)."""
 
+    NEAREST = "nearest"
     BILINEAR = "bilinear"
     BICUBIC = "bicubic"
 
@@ -53,6 +57,15 @@ def _interpolation(owner: str, value: Any) -> Any:
     if isinstance(name, str) and name.lower() == "bicubic":
         return _C.Interpolation.BICUBIC
     raise ValueError(f"{owner}: interpolation must be BILINEAR or BICUBIC, got {value!r}")
+
+
+def _warp_interpolation(owner: str, value: Any) -> Any:
+    name = getattr(value, "value", value)
+    if isinstance(name, str) and name.lower() == "nearest":
+        return _C.Interpolation.NEAREST
+    if isinstance(name, str) and name.lower() == "bilinear":
+        return _C.Interpolation.BILINEAR
+    raise ValueError(f"{owner}: interpolation must be NEAREST or BILINEAR, got {value!r}")
 
 
 def _is_int(v: Any) -> bool:
@@ -282,6 +295,117 @@ class Pad(Transform):
         return s
 
 
+def _symmetric_range(owner: str, name: str, value: Any, lengths: tuple[int, ...] = (2,)) -> tuple[float, ...]:
+    """torchvision's _setup_number_or_seq: a number v >= 0 gives (-v, v); else a sequence of one
+    of the allowed lengths."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"{owner}: if {name} is a single number, it must be non-negative, got {value!r}")
+        vals = (-float(value), float(value))
+    elif (isinstance(value, Sequence) and len(value) in lengths
+          and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value)):
+        vals = tuple(float(v) for v in value)
+    else:
+        raise TypeError(f"{owner}: {name} must be a number or a sequence of "
+                        f"{' or '.join(map(str, lengths))} numbers, got {value!r}")
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"{owner}: {name} must be finite, got {value!r}")
+    for lo, hi in zip(vals[0::2], vals[1::2]):
+        if lo > hi:
+            raise ValueError(f"{owner}: {name} must be (min, max) with min <= max, got {value!r}")
+    return vals
+
+
+def _center(owner: str, center: Any) -> tuple[float, float] | None:
+    if center is None:
+        return None
+    return _pair(owner, "center", center)
+
+
+class RandomRotation(Transform):
+    """Rotate by an angle drawn uniformly from ``degrees`` (a number d gives (-d, d)),
+    counter-clockwise, about the centre or ``center`` (x, y in pixels), as torchvision's
+    ``RandomRotation``: the output keeps the input's size (``expand=False``; ``expand=True`` would
+    change the size per sample and is refused), and points from outside the image get ``fill``.
+    ``interpolation`` is NEAREST (torchvision's default) or BILINEAR.
+
+    Runs in the same resampling pass as the resizes before it and the crops and flips after it."""
+
+    def __init__(self, degrees, interpolation=InterpolationMode.NEAREST, expand: bool = False,
+                 center=None, fill=0):
+        owner = "RandomRotation"
+        self.degrees = _symmetric_range(owner, "degrees", degrees)
+        self.interpolation = interpolation
+        self._interp = _warp_interpolation(owner, interpolation)
+        if expand:
+            raise ValueError(f"{owner}: expand=True is not supported (the output size would change "
+                             "per sample); use expand=False and a larger Resize before it")
+        self.expand = False
+        self.center = _center(owner, center)
+        self.fill = fill
+        self._fill = _fill(owner, fill)
+
+    def _spec(self):
+        s = _C.RandomRotation()
+        s.degrees = self.degrees
+        s.interpolation = self._interp
+        s.fill = self._fill
+        if self.center is not None:
+            s.has_center, s.center = True, self.center
+        return s
+
+
+class RandomAffine(Transform):
+    """torchvision's ``RandomAffine``: a rotation from ``degrees``, a translation of up to
+    ``translate = (a, b)`` times the width and height (whole pixels), a scale from
+    ``scale = (min, max)``, and shears from ``shear`` (a number s gives an x shear in (-s, s); two
+    numbers an x range; four numbers x and y ranges), about the centre or ``center``. The output
+    keeps the input's size; ``fill`` and ``interpolation`` as in :class:`RandomRotation`."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None,
+                 interpolation=InterpolationMode.NEAREST, fill=0, center=None):
+        owner = "RandomAffine"
+        self.degrees = _symmetric_range(owner, "degrees", degrees)
+        self.translate = None
+        if translate is not None:
+            t = _pair(owner, "translate", translate)
+            if not all(0.0 <= v <= 1.0 for v in t):
+                raise ValueError(f"{owner}: translate values should be between 0 and 1, got {translate!r}")
+            self.translate = t
+        self.scale = None
+        if scale is not None:
+            sc = _pair(owner, "scale", scale)
+            if not all(v > 0 for v in sc) or sc[0] > sc[1]:
+                raise ValueError(f"{owner}: scale values should be positive, (min, max), got {scale!r}")
+            self.scale = sc
+        self.shear = None
+        if shear is not None:
+            sh = _symmetric_range(owner, "shear", shear, (2, 4))
+            if not all(abs(v) < 90 for v in sh):
+                raise ValueError(f"{owner}: shear angles must lie in (-90, 90) degrees, got {shear!r}")
+            self.shear = sh
+        self.interpolation = interpolation
+        self._interp = _warp_interpolation(owner, interpolation)
+        self.fill = fill
+        self._fill = _fill(owner, fill)
+        self.center = _center(owner, center)
+
+    def _spec(self):
+        s = _C.RandomAffine()
+        s.degrees = self.degrees
+        if self.translate is not None:
+            s.translate = self.translate
+        if self.scale is not None:
+            s.scale = self.scale
+        if self.shear is not None:
+            s.shear = tuple(self.shear) + ((0.0, 0.0) if len(self.shear) == 2 else ())
+        s.interpolation = self._interp
+        s.fill = self._fill
+        if self.center is not None:
+            s.has_center, s.center = True, self.center
+        return s
+
+
 def _jitter_range(name: str, value: Any, center: float, bound: tuple[float, float],
                   clip_first_on_zero: bool) -> tuple[float, float]:
     """torchvision ColorJitter._check_input: a number v gives [center - v, center + v] (the low
@@ -426,6 +550,39 @@ class Lambda(Transform):
         return _C.Lambda(runner, finished, name)
 
 
+class BatchLambda(Transform):
+    """Run ``fn`` on each whole batch of images, once per batch, in the process that iterates
+    the loader (when the batch is taken), after every per-sample transform: it must come last
+    in the list (several in a row run in order). Labels are not passed.
+
+    ``fn`` gets the batch as the loader yields it: a torch tensor ``N x C x H x W`` (``N x H x W
+    x C`` with ``layout="NHWC"``) in the loader's ``dtype``, on the loader's device, and returns
+    a tensor of the same shape, dtype and device (or changes its argument in place and returns
+    it). With ``device="cuda"`` it runs on a CUDA stream the loader owns, which first waits for
+    the stream current when the batch is taken; that stream then waits for it, so the result
+    is ready there as a batch without ``BatchLambda`` is. With ``output="numpy"`` (or without
+    torch) ``fn`` gets a read-only NumPy array and returns a new array of the same shape and
+    dtype. It is not called for an empty batch (``on_error="skip"`` when every file of a batch
+    failed).
+
+    A return of another kind, shape, dtype or device raises TypeError or ValueError naming
+    ``BatchLambda(<fn's name>)``; an exception raised by ``fn`` propagates with a note naming it
+    (on Python < 3.11, which has no notes, as a RuntimeError naming it, chained to the original).
+    The images must have a fixed size (batches that are tensors, not lists)."""
+
+    def __init__(self, fn):
+        if not callable(fn):
+            raise TypeError(f"BatchLambda: argument should be callable, got {type(fn).__name__}")
+        self.fn = fn
+
+    def _name(self) -> str:
+        name = getattr(self.fn, "__name__", None) or type(self.fn).__name__
+        return f"BatchLambda({name})"
+
+    def _spec(self):
+        return None  # applied by the loader in Python, to whole batches
+
+
 class Normalize(Transform):
     """``(x - mean) / std`` per channel on values scaled to [0, 1], as torchvision."""
 
@@ -459,6 +616,8 @@ def compile_specs(transforms: Sequence[Transform], as_torch: bool, holders: list
     go into `holders`, which the caller keeps while the specs are in use."""
     specs, finished = [], False
     for t in transforms:
+        if isinstance(t, BatchLambda):  # no C++ spec: the loader applies it to whole batches
+            continue
         if isinstance(t, (ToTensor, Normalize)):
             finished = True
         if isinstance(t, Lambda):
@@ -468,6 +627,21 @@ def compile_specs(transforms: Sequence[Transform], as_torch: bool, holders: list
         if spec is not None:
             specs.append(spec)
     return specs
+
+
+def split_batch_functions(transforms: Sequence[Transform]) -> tuple[list[Transform], list[BatchLambda]]:
+    """A flat list as (the per-sample transforms, the trailing BatchLambdas in order). Raises
+    ValueError when anything else comes after a BatchLambda."""
+    for i, t in enumerate(transforms):
+        if isinstance(t, BatchLambda):
+            for later in transforms[i + 1:]:
+                if not isinstance(later, BatchLambda):
+                    what = later._name() if isinstance(later, Lambda) else type(later).__name__
+                    raise ValueError(
+                        f"{what} after {t._name()} is not supported: BatchLambda runs on whole "
+                        f"finished batches, so it must come after every other transform")
+            return list(transforms[:i]), list(transforms[i:])  # type: ignore[return-value]
+    return list(transforms), []
 
 
 def flatten(transform: Any) -> list[Transform]:

@@ -12,6 +12,8 @@
 #include "bindings.h"
 #include "codec/decoder.h"
 #include "codec/jpeg_cpu.h"
+#include "core/rng.h"
+#include "ops/transform_ops.h"
 #include "pipeline/plan.h"
 #include "pipeline/sample_processor.h"
 
@@ -54,8 +56,8 @@ nb::dict MapToDict(const AxisMap& m) {
 }
 
 // What the loader would draw for one sample of a width x height image (raises on errors).
-SampleGeometry DrawSample(std::vector<transforms::Transform> list, int width, int height, const SampleKey& key) {
-  Plan plan = Unwrap(Plan::Create(std::move(list)));
+SampleGeometry DrawSample(const std::vector<transforms::Transform>& list, int width, int height, const SampleKey& key) {
+  Plan plan = Unwrap(Plan::Create(list));
   SampleGeometry g;
   Check(plan.Draw(width, height, key, &g));
   return g;
@@ -126,6 +128,18 @@ void RegisterCodec(nb::module_& m) {
           d["filter"] = p.filter == Filter::kBilinear ? "bilinear" : "bicubic";
           d["antialias"] = p.antialias;
           d["fill"] = nb::make_tuple(p.fill[0], p.fill[1], p.fill[2]);
+          const WarpParams& w = g.warps[static_cast<size_t>(i)];
+          if (w.enabled) {
+            nb::dict wd;
+            wd["filter"] = w.filter == WarpFilter::kNearest ? "nearest" : "bilinear";
+            wd["source"] = nb::make_tuple(w.src_w, w.src_h);
+            wd["matrix"] = nb::make_tuple(w.m[0], w.m[1], w.m[2], w.m[3], w.m[4], w.m[5]);
+            wd["fill"] = nb::make_tuple(w.fill[0], w.fill[1], w.fill[2]);
+            wd["x"] = nb::make_tuple(w.x.off, w.x.len, w.x.flip);
+            wd["y"] = nb::make_tuple(w.y.off, w.y.len, w.y.flip);
+            wd["pad_fill"] = nb::make_tuple(w.pad_fill[0], w.pad_fill[1], w.pad_fill[2]);
+            d["warp"] = wd;
+          }
           out.append(d);
         }
         return out;
@@ -150,6 +164,41 @@ void RegisterCodec(nb::module_& m) {
       nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
       nb::arg("epoch") = 0, nb::arg("index") = 0,
       "The per-sample colour steps the loader would draw: (name, factor) in the order they run.");
+
+  m.def(
+      "draw_affine",
+      [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed,
+         uint64_t epoch, uint64_t index) {
+        const SampleGeometry g = DrawSample(list, width, height, SampleKey{seed, epoch, index});
+        // The k-th warp of the geometry is the k-th warp transform of the list; each drew its
+        // parameters from its own stream, for the size of the image it was given.
+        nb::list out;
+        int k = 0;
+        for (size_t i = 0; i < list.size(); ++i) {
+          const auto* rot = std::get_if<transforms::RandomRotation>(&list[i]);
+          const auto* aff = std::get_if<transforms::RandomAffine>(&list[i]);
+          if (rot == nullptr && aff == nullptr) continue;
+          while (k < g.num_segments && !g.warps[static_cast<size_t>(k)].enabled) ++k;
+          if (k == g.num_segments) Check(Internal("draw_affine: fewer warps than warp transforms"));
+          const WarpParams& w = g.warps[static_cast<size_t>(k++)];
+          SampleRng rng(seed, epoch, index, static_cast<uint32_t>(i));
+          const AffineDraw d = rot != nullptr ? DrawRotation(rng, *rot) : DrawAffine(rng, w.src_w, w.src_h, *aff);
+          nb::dict r;
+          r["transform"] = rot != nullptr ? "RandomRotation" : "RandomAffine";
+          r["angle"] = rot != nullptr ? -d.angle : d.angle;
+          r["translate"] = nb::make_tuple(d.tx, d.ty);
+          r["scale"] = d.scale;
+          r["shear"] = nb::make_tuple(d.shear_x, d.shear_y);
+          r["size"] = nb::make_tuple(w.src_w, w.src_h);
+          out.append(r);
+        }
+        return out;
+      },
+      nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
+      nb::arg("epoch") = 0, nb::arg("index") = 0,
+      "The per-sample parameters of the list's RandomRotation and RandomAffine, in list order, in "
+      "torchvision's terms (rotate's angle for RandomRotation, affine's for RandomAffine), with the "
+      "(width, height) of the image each was given.");
 
   m.def(
       "process_sample",

@@ -52,7 +52,8 @@ void RegisterTransforms(nb::module_& m) {
   nb::module_ t = m.def_submodule("transforms", "transform descriptions");
   nb::enum_<Interpolation>(t, "Interpolation")
       .value("BILINEAR", Interpolation::kBilinear)
-      .value("BICUBIC", Interpolation::kBicubic);
+      .value("BICUBIC", Interpolation::kBicubic)
+      .value("NEAREST", Interpolation::kNearest);
 
   nb::class_<RandomResizedCrop>(t, "RandomResizedCrop")
       .def(nb::init<>())
@@ -90,6 +91,23 @@ void RegisterTransforms(nb::module_& m) {
       .def(nb::init<>())
       .def_rw("padding", &Pad::padding)
       .def_rw("fill", &Pad::fill);
+  nb::class_<RandomRotation>(t, "RandomRotation")
+      .def(nb::init<>())
+      .def_rw("degrees", &RandomRotation::degrees)
+      .def_rw("interpolation", &RandomRotation::interpolation)
+      .def_rw("fill", &RandomRotation::fill)
+      .def_rw("has_center", &RandomRotation::has_center)
+      .def_rw("center", &RandomRotation::center);
+  nb::class_<RandomAffine>(t, "RandomAffine")
+      .def(nb::init<>())
+      .def_rw("degrees", &RandomAffine::degrees)
+      .def_rw("translate", &RandomAffine::translate)
+      .def_rw("scale", &RandomAffine::scale)
+      .def_rw("shear", &RandomAffine::shear)
+      .def_rw("interpolation", &RandomAffine::interpolation)
+      .def_rw("fill", &RandomAffine::fill)
+      .def_rw("has_center", &RandomAffine::has_center)
+      .def_rw("center", &RandomAffine::center);
   nb::class_<ColorJitter>(t, "ColorJitter")
       .def(nb::init<>())
       .def_rw("brightness", &ColorJitter::brightness)

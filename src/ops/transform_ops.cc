@@ -92,4 +92,50 @@ Status DrawRandomCrop(SampleRng& rng, int width, int height, const transforms::R
   return Status::OK();
 }
 
+namespace {
+
+double Float32(double v) { return static_cast<double>(static_cast<float>(v)); }
+
+constexpr double kPi = 3.14159265358979323846;
+
+double Radians(double degrees) { return degrees * (kPi / 180.0); }  // as Python's math.radians
+
+}  // namespace
+
+AffineDraw DrawRotation(SampleRng& rng, const transforms::RandomRotation& t) {
+  AffineDraw d;
+  d.angle = -Float32(rng.Uniform(t.degrees[0], t.degrees[1]));
+  return d;
+}
+
+AffineDraw DrawAffine(SampleRng& rng, int width, int height, const transforms::RandomAffine& t) {
+  AffineDraw d;
+  d.angle = -Float32(rng.Uniform(t.degrees[0], t.degrees[1]));
+  const double max_dx = t.translate[0] * width, max_dy = t.translate[1] * height;
+  d.tx = RoundHalfEven(Float32(rng.Uniform(-max_dx, max_dx)));
+  d.ty = RoundHalfEven(Float32(rng.Uniform(-max_dy, max_dy)));
+  d.scale = Float32(rng.Uniform(t.scale[0], t.scale[1]));
+  d.shear_x = Float32(rng.Uniform(t.shear[0], t.shear[1]));
+  d.shear_y = Float32(rng.Uniform(t.shear[2], t.shear[3]));
+  return d;
+}
+
+void InverseAffineMatrix(const AffineDraw& d, int width, int height, const double* center, double m[6]) {
+  const double cx = center != nullptr ? center[0] - width * 0.5 : 0.0;
+  const double cy = center != nullptr ? center[1] - height * 0.5 : 0.0;
+  const double rot = Radians(d.angle), sx = Radians(d.shear_x), sy = Radians(d.shear_y);
+  const double cos_sy = std::cos(sy), tan_sx = std::tan(sx);
+  const double a = std::cos(rot - sy) / cos_sy;
+  const double b = -(a * tan_sx + std::sin(rot));
+  const double c = std::sin(rot - sy) / cos_sy;
+  const double e = std::cos(rot) - c * tan_sx;
+  const double ctx = cx + d.tx, cty = cy + d.ty;
+  m[0] = e / d.scale;
+  m[1] = -b / d.scale;
+  m[3] = -c / d.scale;
+  m[4] = a / d.scale;
+  m[2] = 0.0 + (cx - m[0] * ctx - m[1] * cty);
+  m[5] = 0.0 + (cy - m[3] * ctx - m[4] * cty);
+}
+
 }  // namespace sluice

@@ -37,6 +37,23 @@ AxisWindow CenterCropAxis(int len, int size);
 Status DrawRandomCrop(SampleRng& rng, int width, int height, const transforms::RandomCrop& t,
                       AxisWindow* x, AxisWindow* y);
 
+// One draw of RandomAffine's parameters (RandomRotation draws only the angle), as torchvision's
+// make_params: angle, scale and shears as float32 values, translation rounded to whole pixels.
+struct AffineDraw {
+  double angle = 0.0;  // degrees, affine()'s convention (RandomRotation's angle is -angle)
+  int tx = 0, ty = 0;
+  double scale = 1.0;
+  double shear_x = 0.0, shear_y = 0.0;  // degrees
+};
+
+AffineDraw DrawRotation(SampleRng& rng, const transforms::RandomRotation& t);
+AffineDraw DrawAffine(SampleRng& rng, int width, int height, const transforms::RandomAffine& t);
+
+// torchvision's _get_inverse_affine_matrix for a width x height image: the matrix that maps
+// centred output coordinates to centred input coordinates. The centre is the image's
+// (width / 2, height / 2), or `center` (pixel coordinates) when given.
+void InverseAffineMatrix(const AffineDraw& d, int width, int height, const double* center, double m[6]);
+
 }  // namespace sluice
 
 #endif  // SLUICE_OPS_TRANSFORM_OPS_H_

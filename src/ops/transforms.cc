@@ -15,6 +15,8 @@ struct NameOf {
   const char* operator()(const RandomHorizontalFlip&) const { return "RandomHorizontalFlip"; }
   const char* operator()(const RandomVerticalFlip&) const { return "RandomVerticalFlip"; }
   const char* operator()(const Pad&) const { return "Pad"; }
+  const char* operator()(const RandomRotation&) const { return "RandomRotation"; }
+  const char* operator()(const RandomAffine&) const { return "RandomAffine"; }
   const char* operator()(const ColorJitter&) const { return "ColorJitter"; }
   const char* operator()(const RandomGrayscale&) const { return "RandomGrayscale"; }
   const char* operator()(const Lambda&) const { return "Lambda"; }
@@ -32,9 +34,33 @@ Status CheckProbability(const char* name, double p) {
   return Status::OK();
 }
 
+Status CheckResizeInterpolation(const char* name, Interpolation i) {
+  if (i == Interpolation::kNearest)
+    return InvalidArgument(name, ": interpolation must be BILINEAR or BICUBIC, got NEAREST");
+  return Status::OK();
+}
+
+Status CheckRange(const char* name, const char* arg, double lo, double hi) {
+  if (!(std::isfinite(lo) && std::isfinite(hi) && lo <= hi))
+    return InvalidArgument(name, ": ", arg, " must be a finite range (min, max) with min <= max, got (", lo,
+                           ", ", hi, ")");
+  return Status::OK();
+}
+
+Status CheckWarp(const char* name, const std::array<double, 2>& degrees, Interpolation i, bool has_center,
+                 const std::array<double, 2>& center) {
+  SLUICE_RETURN_IF_ERROR(CheckRange(name, "degrees", degrees[0], degrees[1]));
+  if (i == Interpolation::kBicubic)
+    return InvalidArgument(name, ": interpolation must be NEAREST or BILINEAR, got BICUBIC");
+  if (has_center && !(std::isfinite(center[0]) && std::isfinite(center[1])))
+    return InvalidArgument(name, ": center must be finite, got (", center[0], ", ", center[1], ")");
+  return Status::OK();
+}
+
 struct Validator {
   Status operator()(const RandomResizedCrop& t) const {
     SLUICE_RETURN_IF_ERROR(CheckSize("RandomResizedCrop", t.height, t.width));
+    SLUICE_RETURN_IF_ERROR(CheckResizeInterpolation("RandomResizedCrop", t.interpolation));
     if (!(t.scale[0] > 0 && t.scale[0] <= t.scale[1]))
       return InvalidArgument("RandomResizedCrop: scale must be (min, max) with 0 < min <= max, got (",
                              t.scale[0], ", ", t.scale[1], ")");
@@ -44,6 +70,7 @@ struct Validator {
     return Status::OK();
   }
   Status operator()(const Resize& t) const {
+    SLUICE_RETURN_IF_ERROR(CheckResizeInterpolation("Resize", t.interpolation));
     if (t.height <= 0 || t.width < 0)
       return InvalidArgument("Resize: size must be positive, got (", t.height, ", ", t.width, ")");
     if (t.max_size < 0) return InvalidArgument("Resize: max_size must be positive, got ", t.max_size);
@@ -67,6 +94,25 @@ struct Validator {
   Status operator()(const Pad& t) const {
     for (int p : t.padding)
       if (p < 0) return InvalidArgument("Pad: padding must be non-negative, got ", p);
+    return Status::OK();
+  }
+  Status operator()(const RandomRotation& t) const {
+    return CheckWarp("RandomRotation", t.degrees, t.interpolation, t.has_center, t.center);
+  }
+  Status operator()(const RandomAffine& t) const {
+    SLUICE_RETURN_IF_ERROR(CheckWarp("RandomAffine", t.degrees, t.interpolation, t.has_center, t.center));
+    for (double v : t.translate)
+      if (!(v >= 0.0 && v <= 1.0))
+        return InvalidArgument("RandomAffine: translate values should be between 0 and 1, got (", t.translate[0],
+                               ", ", t.translate[1], ")");
+    SLUICE_RETURN_IF_ERROR(CheckRange("RandomAffine", "scale", t.scale[0], t.scale[1]));
+    if (!(t.scale[0] > 0.0))
+      return InvalidArgument("RandomAffine: scale values should be positive, got (", t.scale[0], ", ", t.scale[1], ")");
+    SLUICE_RETURN_IF_ERROR(CheckRange("RandomAffine", "shear (x)", t.shear[0], t.shear[1]));
+    SLUICE_RETURN_IF_ERROR(CheckRange("RandomAffine", "shear (y)", t.shear[2], t.shear[3]));
+    for (double v : t.shear)
+      if (!(std::fabs(v) < 90.0))
+        return InvalidArgument("RandomAffine: shear angles must lie in (-90, 90) degrees, got ", v);
     return Status::OK();
   }
   Status operator()(const ColorJitter& t) const {

@@ -26,6 +26,7 @@
 #include "gpu/pinned.h"
 #include "kernels/color/color_gpu.h"
 #include "kernels/resize/resize_gpu.h"
+#include "kernels/warp/warp_gpu.h"
 #include "pipeline/batch_trace.h"
 #include "pipeline/route_scheduler.h"
 #include "pipeline/sample_processor.h"
@@ -107,7 +108,9 @@ class GpuExecutor : public BatchExecutor {
     int64_t taps_off = 0;        // words into the tap table
     int64_t out_off = 0;         // variable-size outputs: byte offset in the output buffer
     int64_t mid_off = 0;         // colour steps: byte offset of its resampled RGB8 image in `mid`
-    GpuResizeSample desc;
+    GpuResizeSample desc;        // out_h and out_w are the output's size in any case
+    GpuWarpSample warp_desc;     // used instead of desc when the last segment warps
+    bool warped = false;
   };
   struct InFlight {
     int64_t epoch = 0, index = 0;
@@ -121,6 +124,7 @@ class GpuExecutor : public BatchExecutor {
     uint8_t* table_dev = nullptr;
     size_t table_bytes = 0, desc_bytes = 0;
     size_t color_off = 0;        // colour descriptors' offset in the table (has_color)
+    size_t warp_off = 0;         // warp descriptors' offset in the table (has_warp)
     uint8_t* mid = nullptr;      // has_color: the resampled RGB8 images the colour kernel reads
     size_t mid_bytes = 0;
     std::shared_ptr<uint8_t> table_host;  // pinned: descriptors, then taps
@@ -436,17 +440,17 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
       s.region = reinterpret_cast<uint8_t*>(b.arena_bytes);  // offset until the arena exists
       b.arena_bytes += AlignUp(s.region_bytes);
     }
-    const ResizeParams& last = s.geo.segments[static_cast<size_t>(s.geo.num_segments - 1)];
+    const int last = s.geo.num_segments - 1;
+    const size_t pixels = static_cast<size_t>(s.geo.out_width(last)) * static_cast<size_t>(s.geo.out_height(last));
     if (plan_.has_color()) {
       s.mid_off = static_cast<int64_t>(b.mid_bytes);
-      b.mid_bytes += AlignUp(static_cast<size_t>(last.x.out_len) * last.y.out_len * 3);
+      b.mid_bytes += AlignUp(pixels * 3);
     }
     s.taps_off = taps_words;
-    taps_words += ResizeTapWords(last);
+    taps_words += ResizeTapWords(s.geo.segments[static_cast<size_t>(last)]);
     if (!plan_.fixed_size()) {
       s.out_off = out_bytes;
-      out_bytes += static_cast<int64_t>(AlignUp(static_cast<size_t>(last.x.out_len) * last.y.out_len * 3 *
-                                                DTypeSize(options_.dtype)));
+      out_bytes += static_cast<int64_t>(AlignUp(pixels * 3 * DTypeSize(options_.dtype)));
     }
   }
   if (plan_.fixed_size()) out_bytes = sample_bytes_ * static_cast<int64_t>(b.samples.size());
@@ -455,6 +459,10 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
   if (plan_.has_color()) {
     b.color_off = AlignUp(b.table_bytes);
     b.table_bytes = b.color_off + sizeof(GpuColorSample) * b.samples.size();
+  }
+  if (plan_.has_warp()) {
+    b.warp_off = AlignUp(b.table_bytes);
+    b.table_bytes = b.warp_off + sizeof(GpuWarpSample) * b.samples.size();
   }
   int64_t estimate = static_cast<int64_t>(b.arena_bytes + b.table_bytes + b.mid_bytes) + out_bytes;
   for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {
@@ -642,17 +650,27 @@ Status GpuExecutor::DecodeCpu(InFlight& b, Sample& s, WorkerScratch* w) {
 }
 
 Status GpuExecutor::PackSample(InFlight& b, Sample& s, ResizeScratch* scratch) {
-  const ResizeParams& p = s.geo.segments[static_cast<size_t>(s.geo.num_segments - 1)];
+  const int last = s.geo.num_segments - 1;
+  const ResizeParams& p = s.geo.segments[static_cast<size_t>(last)];
+  const WarpParams& warp = s.geo.warps[static_cast<size_t>(last)];
   GpuResizeSample& d = s.desc;
   d.in = s.region;
   d.in_pitch = static_cast<int64_t>(s.roi.w) * 3;
   d.in_h = s.roi.h;
   d.in_w = s.roi.w;
-  d.out_h = p.y.out_len;
-  d.out_w = p.x.out_len;
+  d.out_h = s.geo.out_height(last);
+  d.out_w = s.geo.out_width(last);
   std::memcpy(d.fill, p.fill, sizeof(d.fill));
   int32_t* taps = reinterpret_cast<int32_t*>(b.table_host.get() + b.desc_bytes) + s.taps_off;
-  return PackResizeTaps(p, s.taps_off, taps, scratch, &d);
+  s.warped = warp.enabled;
+  if (!warp.enabled) return PackResizeTaps(p, s.taps_off, taps, scratch, &d);
+  GpuWarpSample& wd = s.warp_desc;
+  wd.in = d.in;
+  wd.in_pitch = d.in_pitch;
+  wd.in_h = d.in_h;
+  wd.in_w = d.in_w;
+  PackWarpSample(p, warp, s.taps_off, taps, scratch, &wd);
+  return Status::OK();
 }
 
 void GpuExecutor::Done(const BatchPtr& b, int count) {
@@ -683,25 +701,39 @@ void GpuExecutor::Launch(const BatchPtr& b) {
 Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
   auto* descs = reinterpret_cast<GpuResizeSample*>(b.table_host.get());
   auto* colors = reinterpret_cast<GpuColorSample*>(b.table_host.get() + b.color_off);
+  auto* warps = reinterpret_cast<GpuWarpSample*>(b.table_host.get() + b.warp_off);
   uint8_t* out = static_cast<uint8_t*>(b.output->data);
   const bool color = plan_.has_color();
-  int max_tiles = 0;
+  int max_tiles = 0, num_resized = 0, num_warped = 0;
+  int64_t max_pixels = 0;
   for (size_t j = 0; j < kept.size(); ++j) {
     const Sample& s = b.samples[static_cast<size_t>(kept[j])];
-    descs[j] = s.desc;
     uint8_t* slot = out + (plan_.fixed_size() ? sample_bytes_ * static_cast<int64_t>(j) : s.out_off);
-    descs[j].out = color ? b.mid + s.mid_off : slot;
+    void* dst = color ? b.mid + s.mid_off : slot;
+    if (s.warped) {
+      GpuWarpSample& w = warps[num_warped++];
+      w = s.warp_desc;
+      w.out = dst;
+      max_pixels = std::max(max_pixels, static_cast<int64_t>(s.desc.out_h) * s.desc.out_w);
+    } else {
+      GpuResizeSample& d = descs[num_resized++];
+      d = s.desc;
+      d.out = dst;
+      max_tiles = std::max(max_tiles, ResizeTiles(d));
+    }
     if (color) colors[j] = GpuColorSample{b.mid + s.mid_off, slot, s.desc.out_h, s.desc.out_w, s.geo.color};
-    max_tiles = std::max(max_tiles, ResizeTiles(descs[j]));
   }
   SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(b.table_dev, b.table_host.get(), b.table_bytes,
                                               cudaMemcpyHostToDevice, b.stream));
   if (b.used_hw) SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(b.stream, b.hw_done, 0));
-  // With colour steps: resample to RGB8 images, then colour + finish (two kernels); else one.
+  // One resampling kernel (two when some samples warp and others not), writing the finished
+  // samples; with colour steps, RGB8 images that the colour + finish kernel then reads.
   const GpuFinish rgb8{DType::kUInt8, Layout::kNHWC, nullptr, nullptr};
-  SLUICE_CUDA_RETURN_IF_ERROR(LaunchResizeFinish(
-      reinterpret_cast<const GpuResizeSample*>(b.table_dev), static_cast<int>(kept.size()), max_tiles,
-      reinterpret_cast<const int32_t*>(b.table_dev + b.desc_bytes), color ? rgb8 : gpu_finish_, b.stream));
+  const auto* taps = reinterpret_cast<const int32_t*>(b.table_dev + b.desc_bytes);
+  SLUICE_CUDA_RETURN_IF_ERROR(LaunchResizeFinish(reinterpret_cast<const GpuResizeSample*>(b.table_dev), num_resized,
+                                                 max_tiles, taps, color ? rgb8 : gpu_finish_, b.stream));
+  SLUICE_CUDA_RETURN_IF_ERROR(LaunchWarpFinish(reinterpret_cast<const GpuWarpSample*>(b.table_dev + b.warp_off),
+                                               num_warped, max_pixels, taps, color ? rgb8 : gpu_finish_, b.stream));
   if (color)
     SLUICE_CUDA_RETURN_IF_ERROR(LaunchColorFinish(reinterpret_cast<const GpuColorSample*>(b.table_dev + b.color_off),
                                                   static_cast<int>(kept.size()), gpu_finish_, b.stream));

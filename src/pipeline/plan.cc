@@ -1,5 +1,6 @@
 #include "pipeline/plan.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -123,6 +124,11 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
       if (plan.normalize_ && (rc->pad_if_needed || rc->padding != std::array<int, 4>{0, 0, 0, 0}))
         return Unsupported("transform ", i, ": RandomCrop with padding after Normalize is not supported; "
                            "put Normalize last");
+    } else if (std::holds_alternative<RandomRotation>(t) || std::holds_alternative<RandomAffine>(t)) {
+      plan.has_warp_ = true;
+      if (plan.normalize_)
+        return Unsupported("transform ", i, ": ", TransformName(t),
+                           " after Normalize is not supported; put Normalize last");
     } else if (const auto* pad = std::get_if<Pad>(&t)) {
       if (plan.normalize_)
         return Unsupported("transform ", i, ": Pad after Normalize is not supported; put Normalize last");
@@ -147,6 +153,11 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
   bool antialias = true;
   std::array<uint8_t, 3> fill = {0, 0, 0};
   bool fill_set = false;  // the current segment pads with `fill`
+  WarpParams warp;        // the current segment's warp, when enabled
+  bool warp_fill_set = false;  // its window pads with warp.pad_fill
+  // The size of the image the next transform is given.
+  auto cur_w = [&] { return warp.enabled ? warp.x.len : ax.len(); };
+  auto cur_h = [&] { return warp.enabled ? warp.y.len : ay.len(); };
   out->num_segments = 0;
   out->color = ColorOps{};
   auto add_color = [&](ColorKind kind, double factor) {
@@ -161,23 +172,43 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
     if (out->num_segments == SampleGeometry::kMaxSegments)
       return Unsupported("the transform list needs more than ", SampleGeometry::kMaxSegments,
                          " resampling passes");
-    ResizeParams& p = out->segments[static_cast<size_t>(out->num_segments++)];
+    const size_t k = static_cast<size_t>(out->num_segments++);
+    ResizeParams& p = out->segments[k];
     p.x = ax.map;
     p.y = ay.map;
     p.filter = filter;
     p.antialias = antialias;
     for (int c = 0; c < 3; ++c) p.fill[c] = fill[static_cast<size_t>(c)];
-    ax = Axis::Identity(ax.len());
-    ay = Axis::Identity(ay.len());
+    out->warps[k] = warp;
+    const int w = cur_w(), h = cur_h();
+    ax = Axis::Identity(w);
+    ay = Axis::Identity(h);
     fill_set = false;
+    warp = WarpParams{};
+    warp_fill_set = false;
     return Status::OK();
   };
   // A crop window; one reaching outside the current image pads with `f`. A segment has a single
   // fill value, so padding with another value materializes the earlier padding first.
   auto crop = [&](const AxisWindow& wx, const AxisWindow& wy,
                   const std::array<uint8_t, 3>& f) -> Status {
-    const bool pads = wx.start < 0 || wx.start + wx.size > ax.len() || wy.start < 0 ||
-                      wy.start + wy.size > ay.len();
+    const bool pads = wx.start < 0 || wx.start + wx.size > cur_w() || wy.start < 0 ||
+                      wy.start + wy.size > cur_h();
+    if (warp.enabled) {
+      const bool same_fill = std::equal(f.begin(), f.end(), warp.pad_fill);
+      if (!pads || !warp_fill_set || same_fill) {  // a window on the warped image
+        for (auto [a, win] : {std::pair{&warp.x, wx}, std::pair{&warp.y, wy}}) {
+          a->off = a->flip ? a->off + a->len - win.start - win.size : a->off + win.start;
+          a->len = win.size;
+        }
+        if (pads) {
+          std::copy(f.begin(), f.end(), warp.pad_fill);
+          warp_fill_set = true;
+        }
+        return Status::OK();
+      }
+      SLUICE_RETURN_IF_ERROR(finish_segment());
+    }
     if (pads && fill_set && f != fill) SLUICE_RETURN_IF_ERROR(finish_segment());
     ax.Window(wx.start, wx.size);
     ay.Window(wy.start, wy.size);
@@ -188,7 +219,7 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
     return Status::OK();
   };
   auto resize = [&](int new_w, int new_h, Interpolation interp, bool aa) -> Status {
-    if (ax.resized || ay.resized || ax.padded || ay.padded) SLUICE_RETURN_IF_ERROR(finish_segment());
+    if (ax.resized || ay.resized || ax.padded || ay.padded || warp.enabled) SLUICE_RETURN_IF_ERROR(finish_segment());
     ax.ResizeTo(new_w);
     ay.ResizeTo(new_h);
     filter = ToFilter(interp);
@@ -196,32 +227,61 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
     return Status::OK();
   };
 
+  // A rotation or affine warp of the image the list has produced so far; a pending warp is
+  // materialized first (torchvision warps the warped image).
+  auto add_warp = [&](const AffineDraw& d, Interpolation interp, const std::array<uint8_t, 3>& f,
+                      bool has_center, const std::array<double, 2>& center) -> Status {
+    if (warp.enabled) SLUICE_RETURN_IF_ERROR(finish_segment());
+    warp = WarpParams{};
+    warp.enabled = true;
+    warp.filter = interp == Interpolation::kNearest ? WarpFilter::kNearest : WarpFilter::kBilinear;
+    warp.src_w = ax.len();
+    warp.src_h = ay.len();
+    InverseAffineMatrix(d, warp.src_w, warp.src_h, has_center ? center.data() : nullptr, warp.m);
+    std::copy(f.begin(), f.end(), warp.fill);
+    warp.x = WarpAxis{0, warp.src_w, false};
+    warp.y = WarpAxis{0, warp.src_h, false};
+    return Status::OK();
+  };
+
   for (size_t i = 0; i < transforms_.size(); ++i) {
     const Transform& t = transforms_[i];
     SampleRng rng(key.seed, key.epoch, key.sample, static_cast<uint32_t>(i));
     if (const auto* c = std::get_if<RandomResizedCrop>(&t)) {
-      const Rect r = DrawResizedCropWindow(rng, ax.len(), ay.len(), *c);
-      // torchvision crops the image it is given: a pending resize or padding is materialized.
-      if (ax.resized || ay.resized || ax.padded || ay.padded) SLUICE_RETURN_IF_ERROR(finish_segment());
+      const Rect r = DrawResizedCropWindow(rng, cur_w(), cur_h(), *c);
+      // torchvision crops the image it is given: a pending resize, padding or warp is materialized.
+      if (ax.resized || ay.resized || ax.padded || ay.padded || warp.enabled) SLUICE_RETURN_IF_ERROR(finish_segment());
       ax.Window(r.x, r.w);
       ay.Window(r.y, r.h);
       SLUICE_RETURN_IF_ERROR(resize(c->width, c->height, c->interpolation, c->antialias));
     } else if (const auto* r = std::get_if<Resize>(&t)) {
       int nw, nh;
-      ResizedSize(ax.len(), ay.len(), *r, &nw, &nh);
+      ResizedSize(cur_w(), cur_h(), *r, &nw, &nh);
       SLUICE_RETURN_IF_ERROR(resize(nw, nh, r->interpolation, r->antialias));
     } else if (const auto* cc = std::get_if<CenterCrop>(&t)) {
-      const AxisWindow wx = CenterCropAxis(ax.len(), cc->width);
-      const AxisWindow wy = CenterCropAxis(ay.len(), cc->height);
+      const AxisWindow wx = CenterCropAxis(cur_w(), cc->width);
+      const AxisWindow wy = CenterCropAxis(cur_h(), cc->height);
       SLUICE_RETURN_IF_ERROR(crop(wx, wy, {0, 0, 0}));
     } else if (const auto* rc = std::get_if<RandomCrop>(&t)) {
       AxisWindow wx, wy;
-      SLUICE_RETURN_IF_ERROR(DrawRandomCrop(rng, ax.len(), ay.len(), *rc, &wx, &wy));
+      SLUICE_RETURN_IF_ERROR(DrawRandomCrop(rng, cur_w(), cur_h(), *rc, &wx, &wy));
       SLUICE_RETURN_IF_ERROR(crop(wx, wy, rc->fill));
     } else if (const auto* f = std::get_if<RandomHorizontalFlip>(&t)) {
-      if (rng.Bernoulli(f->p)) ax.map.flip = !ax.map.flip;
+      if (rng.Bernoulli(f->p)) {
+        bool& flip = warp.enabled ? warp.x.flip : ax.map.flip;
+        flip = !flip;
+      }
     } else if (const auto* v = std::get_if<RandomVerticalFlip>(&t)) {
-      if (rng.Bernoulli(v->p)) ay.map.flip = !ay.map.flip;
+      if (rng.Bernoulli(v->p)) {
+        bool& flip = warp.enabled ? warp.y.flip : ay.map.flip;
+        flip = !flip;
+      }
+    } else if (const auto* rot = std::get_if<RandomRotation>(&t)) {
+      SLUICE_RETURN_IF_ERROR(add_warp(DrawRotation(rng, *rot), rot->interpolation, rot->fill, rot->has_center,
+                                      rot->center));
+    } else if (const auto* aff = std::get_if<RandomAffine>(&t)) {
+      SLUICE_RETURN_IF_ERROR(add_warp(DrawAffine(rng, cur_w(), cur_h(), *aff), aff->interpolation, aff->fill,
+                                      aff->has_center, aff->center));
     } else if (const auto* jitter = std::get_if<ColorJitter>(&t)) {
       // torchvision's ColorJitter: a random order of the four, then a factor for each.
       int order[4] = {0, 1, 2, 3};
@@ -240,8 +300,8 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
       if (rng.Bernoulli(gray->p)) add_color(ColorKind::kGrayscale, 0.0);
     } else if (const auto* pad = std::get_if<Pad>(&t)) {
       const auto& [left, top, right, bottom] = pad->padding;
-      SLUICE_RETURN_IF_ERROR(crop(AxisWindow{-left, ax.len() + left + right},
-                                  AxisWindow{-top, ay.len() + top + bottom}, pad->fill));
+      SLUICE_RETURN_IF_ERROR(crop(AxisWindow{-left, cur_w() + left + right},
+                                  AxisWindow{-top, cur_h() + top + bottom}, pad->fill));
     }
   }
   return finish_segment();

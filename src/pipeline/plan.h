@@ -5,6 +5,10 @@
 // RandomResizedCrop + flip, or Resize + CenterCrop, is one pass over just the decoded region.
 // A second resize after a resize, or a resize after padding, starts a new segment (torchvision
 // materializes those intermediates too, and so must we to give the same pixels).
+// A rotation or affine warp (RandomRotation, RandomAffine) joins the segment it follows: the
+// segment then resamples to the image the warp is given, the warp reads that image, and the
+// crops, padding and flips after the warp become a window on the warped image; the GPU computes
+// all of it in one pass, evaluating the resampled pixels the warp reads where it reads them.
 // Colour transforms (ColorJitter, RandomGrayscale) become per-sample colour steps that run on
 // the resampled image, before the finish step; they must follow the crops, resizes and padding
 // of the list (flips may come after them), as contrast depends on the whole image it is given.
@@ -25,6 +29,7 @@
 
 #include "kernels/color/color_params.h"
 #include "kernels/resize/resize_params.h"
+#include "kernels/warp/warp_params.h"
 #include "sluice/status.h"
 #include "sluice/transforms.h"
 
@@ -39,12 +44,24 @@ struct SampleKey {
 
 // Per-sample draw: the geometry (segment 0 reads the full-resolution image in display
 // orientation; each next segment reads the previous one's output), then the colour steps that
-// run on the last segment's output.
+// run on the last segment's output. A segment resamples with segments[i]; when warps[i] is
+// enabled, that gives the image the warp reads, and the segment's output is the warp's window.
 struct SampleGeometry {
   static constexpr int kMaxSegments = 4;
   std::array<ResizeParams, kMaxSegments> segments;
+  std::array<WarpParams, kMaxSegments> warps;
   int num_segments = 0;
   ColorOps color;
+
+  // Output size of segment i.
+  int out_width(int i) const {
+    const size_t k = static_cast<size_t>(i);
+    return warps[k].enabled ? warps[k].x.len : segments[k].x.out_len;
+  }
+  int out_height(int i) const {
+    const size_t k = static_cast<size_t>(i);
+    return warps[k].enabled ? warps[k].y.len : segments[k].y.out_len;
+  }
 };
 
 class Plan {
@@ -64,6 +81,8 @@ class Plan {
   const std::optional<transforms::Normalize>& normalize() const { return normalize_; }
   // Whether the list has colour transforms (samples may then carry colour steps).
   bool has_color() const { return has_color_; }
+  // Whether the list has rotations or affine warps (segments may then carry warps).
+  bool has_warp() const { return has_warp_; }
   // User functions (Lambda), in list order: on the pixels after the colour steps, and on the
   // finished sample. Only the CPU path runs them.
   const std::vector<transforms::Lambda>& pixel_functions() const { return pixel_fns_; }
@@ -75,6 +94,7 @@ class Plan {
   std::vector<transforms::Transform> transforms_;
   std::optional<transforms::Normalize> normalize_;
   bool has_color_ = false;
+  bool has_warp_ = false;
   std::vector<transforms::Lambda> pixel_fns_, finished_fns_;
   int out_height_ = 0, out_width_ = 0;  // 0: depends on the image
 };

@@ -135,6 +135,51 @@ TEST(PlanTest, SegmentCounts) {
   EXPECT_EQ(Segments({RandomCrop{45, 45, {0, 0, 0, 0}, true, {5, 6, 7}}, CenterCrop{60, 60}}, 40, 30), 2);
 }
 
+TEST(PlanTest, WarpsJoinTheSegmentTheyFollow) {
+  const RandomRotation rot{{-20.0, 20.0}};
+  EXPECT_EQ(Segments({Resize{268}, rot, RandomCrop{224, 224}, RandomHorizontalFlip{}}), 1);
+  EXPECT_EQ(Segments({rot, Resize{100, 100}}), 2);                  // a resize of the warped image
+  EXPECT_EQ(Segments({rot, rot}), 2);                               // a warp of the warped image
+  EXPECT_EQ(Segments({rot, RandomResizedCrop{32, 32}}), 2);
+  EXPECT_EQ(Segments({Pad{{3, 3, 3, 3}}, rot, CenterCrop{80, 80}, Pad{{2, 2, 2, 2}}}), 1);
+  // Window padding with two fills after a warp materializes the first.
+  EXPECT_EQ(Segments({rot, Pad{{2, 2, 2, 2}, {1, 1, 1}}, Pad{{2, 2, 2, 2}, {9, 9, 9}}}), 2);
+  EXPECT_EQ(CreateStatus({Normalize{}, rot}).code(), StatusCode::kUnsupported);
+  EXPECT_EQ(CreateStatus({RandomRotation{{0, 10}, Interpolation::kBicubic}}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(CreateStatus({Resize{32, 32, 0, Interpolation::kNearest}}).code(), StatusCode::kInvalidArgument);
+
+  // The seed pipeline's geometry on a 500 x 375 image: Resize(268) -> 357 x 268, read by the warp,
+  // whose window is RandomCrop's draw, mirrored by the flip.
+  Result<Plan> plan = Plan::Create({Resize{268}, rot, RandomCrop{224, 224}, RandomHorizontalFlip{1.0}});
+  ASSERT_TRUE(plan.ok());
+  SampleGeometry g;
+  ASSERT_TRUE(plan->Draw(500, 375, SampleKey{1, 2, 3}, &g).ok());
+  ASSERT_EQ(g.num_segments, 1);
+  EXPECT_EQ(g.segments[0].x.out_len, 357);
+  EXPECT_EQ(g.segments[0].y.out_len, 268);
+  const WarpParams& w = g.warps[0];
+  ASSERT_TRUE(w.enabled);
+  EXPECT_EQ(w.src_w, 357);
+  EXPECT_EQ(w.src_h, 268);
+  EXPECT_EQ(g.out_width(0), 224);
+  EXPECT_EQ(g.out_height(0), 224);
+  SampleRng crop_rng(1, 2, 3, 2);
+  AxisWindow wx, wy;
+  ASSERT_TRUE(DrawRandomCrop(crop_rng, 357, 268, RandomCrop{224, 224}, &wx, &wy).ok());
+  EXPECT_EQ(w.x.off, wx.start);
+  EXPECT_EQ(w.y.off, wy.start);
+  EXPECT_TRUE(w.x.flip);
+  EXPECT_FALSE(w.y.flip);
+  // The matrix is rotate(angle)'s: affine with -angle, the angle drawn as float32.
+  SampleRng rot_rng(1, 2, 3, 1);
+  const double angle = static_cast<float>(rot_rng.Uniform(-20.0, 20.0));
+  const double rad = -angle * (3.14159265358979323846 / 180.0);
+  EXPECT_NEAR(w.m[0], std::cos(rad), 1e-12);
+  EXPECT_NEAR(w.m[1], std::sin(rad), 1e-12);
+  EXPECT_NEAR(w.m[3], -std::sin(rad), 1e-12);
+  EXPECT_DOUBLE_EQ(w.m[2], 0.0);
+}
+
 TEST(PlanTest, ResizeThenCenterCropGeometryMatchesTorchvision) {
   // torchvision on a 500x375 image: Resize(256) -> 341x256; CenterCrop(224):
   // left = round((341 - 224) / 2) = round(58.5) = 58, top = round(16.0) = 16.

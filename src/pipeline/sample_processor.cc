@@ -7,6 +7,7 @@
 #include "kernels/color/color_cpu.h"
 #include "kernels/orient/orient_cpu.h"
 #include "kernels/orient/orient_params.h"
+#include "kernels/warp/warp_cpu.h"
 
 namespace sluice {
 
@@ -93,12 +94,21 @@ Result<ImageView> SampleProcessor::DecodeRegion(const ImageInfo& info, SampleGeo
   ScopedTimer timer(&counters->transform_ns);
   for (int i = 0; i < cpu_segments; ++i) {
     const ResizeParams& p = geo->segments[static_cast<size_t>(i)];
-    std::vector<uint8_t>& buf = s->segment[i % 2];
+    const WarpParams& warp = geo->warps[static_cast<size_t>(i)];
+    // Resample into the segment's buffer, or into the warp's source, which the warp then reads.
+    std::vector<uint8_t>& buf = warp.enabled ? s->warp_source : s->segment[i % 2];
     buf.resize(static_cast<size_t>(p.x.out_len) * p.y.out_len * 3);
     const MutableImageView out{buf.data(), p.y.out_len, p.x.out_len, 3,
                                static_cast<ptrdiff_t>(p.x.out_len) * 3};
     ResizeCpu(p, view, out, &s->resize);
     view = out;
+    if (warp.enabled) {
+      std::vector<uint8_t>& wbuf = s->segment[i % 2];
+      wbuf.resize(static_cast<size_t>(warp.x.len) * warp.y.len * 3);
+      const MutableImageView wout{wbuf.data(), warp.y.len, warp.x.len, 3, static_cast<ptrdiff_t>(warp.x.len) * 3};
+      WarpCpu(warp, view, wout);
+      view = wout;
+    }
   }
   return view;
 }

@@ -1,7 +1,8 @@
 // SampleProcessor: one encoded image to its slot in the output batch, on the CPU.
 //
 //   header -> draw this sample's geometry -> pick the DCT scale -> decode only the region the
-//   geometry reads -> EXIF rotation -> resample (one pass per plan segment) -> finish into slot
+//   geometry reads -> EXIF rotation -> resample (one pass per plan segment, then its warp, if
+//   any) -> colour steps -> user functions -> finish into slot
 //
 // Thread-safety: Process() is const and may run on many threads at once, each with its own
 // WorkerScratch.
@@ -25,6 +26,7 @@ struct WorkerScratch {
   ImageDecoder decoder;
   std::vector<uint8_t> decoded, oriented;
   std::vector<uint8_t> segment[2];
+  std::vector<uint8_t> warp_source;  // a warp segment's resampled image
   ResizeScratch resize;
 };
 

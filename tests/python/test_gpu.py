@@ -321,6 +321,29 @@ def test_colour_steps_match_cpu(small_folder, route):
 
 
 @needs_gpu
+@pytest.mark.parametrize("route", ["cpu", "hardware", "auto"])
+def test_seed_pipeline_warp_matches_cpu(small_folder, route):
+    # Resize + RandomRotation + RandomCrop + flip run as one resampling pass (the warp kernel
+    # evaluates the resized pixels it reads), then the colour + finish kernel: exact where the
+    # decode is, the decoder tolerance elsewhere (doubled, as for the colour steps). A bilinear
+    # RandomAffine with fills checks the other filter.
+    seed = [ST.Resize(int(64 * 1.2)), ST.RandomRotation(20), ST.RandomCrop(64), ST.RandomHorizontalFlip(),
+            ST.ColorJitter(brightness=0.5, contrast=0.5, saturation=0.5, hue=0.3), ST.ToTensor(),
+            ST.Normalize([0.5] * 3, [0.5] * 3)]
+    affine = [ST.RandomAffine(30, translate=(0.1, 0.1), scale=(0.8, 1.2), shear=10, interpolation="bilinear",
+                              fill=(20, 40, 60)), ST.CenterCrop(56), ST.Pad(4, fill=200)]
+    for tf in (seed, affine):
+        kw = dict(batch_size=5, shuffle=True, seed=4, dtype="float32", dct_scaling=False)
+        cpu = sluice.Loader(small_folder, tf, **kw)
+        gpu = sluice.Loader(small_folder, tf, device="cuda", decode_route=route, **kw)
+        for k, ((x, y), (cx, cy)) in enumerate(zip(gpu, cpu, strict=True)):
+            assert y.cpu().tolist() == cy.tolist()
+            if route == "cpu":
+                assert torch.equal(x.cpu(), cx), f"batch {k}: max diff {(x.cpu() - cx).abs().max().item()}"
+            assert_close_images(x, cx, 2 * PARITY_MEAN, 2 * PARITY_MAX, f"route {route}, batch {k}")
+
+
+@needs_gpu
 def test_lambda_runs_on_the_cpu_and_batches_arrive_on_the_gpu(small_folder):
     # A list with a user function runs on the CPU threads; its batches are copied to the device.
     def negate(img):
@@ -333,6 +356,42 @@ def test_lambda_runs_on_the_cpu_and_batches_arrive_on_the_gpu(small_folder):
     for (x, y), (cx, cy) in zip(gpu, cpu, strict=True):
         assert x.is_cuda and y.is_cuda
         assert torch.equal(x.cpu(), -cx) and torch.equal(y.cpu(), cy)
+
+
+@needs_gpu
+def test_batch_lambda_runs_on_the_loaders_stream(small_folder):
+    # T.BatchLambda gets the CUDA batch with a stream of the loader's current (neither the
+    # consumer's nor the default one), and the consumer's stream waits for what fn queued: an
+    # in-place change behind a ~58 ms GPU sleep, then a new tensor, are seen by copies the
+    # consumer enqueues at once, without waiting on the host.
+    seen = []
+
+    def slow_double(x):
+        seen.append((torch.cuda.current_stream(), x.device, x.dtype, tuple(x.shape)))
+        torch.cuda._sleep(int(50e6))
+        return x.mul_(2)
+
+    def plus_one(x):
+        return x + 1  # allocated on the loader's stream, used on the consumer's
+
+    tf = [ST.Resize((48, 48)), ST.Normalize([0.5] * 3, [0.5] * 3)]
+    kw = dict(batch_size=4, shuffle=True, seed=8, device="cuda", decode_route="cpu")  # deterministic
+    consumer = torch.cuda.Stream()
+    got = []
+    with torch.cuda.stream(consumer):
+        for x, y in sluice.Loader(small_folder, tf + [ST.BatchLambda(slow_double), ST.BatchLambda(plus_one)],
+                                  **kw):
+            got.append((x.clone(), y.clone()))
+    torch.cuda.synchronize()
+    ref = [(x.clone(), y.clone()) for x, y in sluice.Loader(small_folder, tf, **kw)]
+    torch.cuda.synchronize()
+    assert len(got) == len(ref) == 4
+    for (x, y), (r, ry) in zip(got, ref):
+        assert x.is_cuda and torch.equal(x, r * 2 + 1) and torch.equal(y, ry)
+    streams = {s for s, *_ in seen}
+    assert len(streams) == 1 and not streams & {consumer, torch.cuda.default_stream()}
+    assert [s[1:] for s in seen] == [(torch.device("cuda", 0), torch.float32, (n, 3, 48, 48))
+                                     for n in (4, 4, 4, 3)]
 
 
 # --- 3. Bad files behave as on the CPU --------------------------------------------------------

@@ -1,5 +1,7 @@
 #include "kernels/color/color_gpu.h"
 
+#include "kernels/normalize/finish_gpu.cuh"
+
 namespace sluice {
 
 namespace {
@@ -34,14 +36,7 @@ ColorFinishKernel(const GpuColorSample* samples, GpuFinish f) {
     uint8_t px[3] = {s.in[3 * p], s.in[3 * p + 1], s.in[3 * p + 2]};
     color::ApplySteps(ops, ops.num_steps, means, px);
     const int y = static_cast<int>(p / s.w), x = static_cast<int>(p - static_cast<int64_t>(y) * s.w);
-    for (int c = 0; c < 3; ++c) {
-      const int64_t o = SlotOffset(f.layout, s.h, s.w, c, y, x);
-      switch (f.dtype) {
-        case DType::kUInt8: static_cast<uint8_t*>(s.out)[o] = px[c]; break;
-        case DType::kFloat32: static_cast<float*>(s.out)[o] = f.lut_f32[c * 256 + px[c]]; break;
-        default: static_cast<uint16_t*>(s.out)[o] = f.lut_f16[c * 256 + px[c]]; break;
-      }
-    }
+    StoreFinished(f, s.out, s.h, s.w, y, x, px);
   }
 }
 

@@ -4,16 +4,13 @@
 #include <climits>
 #include <cstring>
 
+#include "kernels/normalize/finish_gpu.cuh"
+
 namespace sluice {
 
 namespace {
 
 constexpr int kThreads = 256;
-
-template <typename T>
-__device__ __forceinline__ void Store(void* out, int64_t i, T v) {
-  static_cast<T*>(out)[i] = v;
-}
 
 __global__ void __launch_bounds__(kThreads)
 ResizeFinishKernel(const GpuResizeSample* samples, const int32_t* table, GpuFinish f) {
@@ -89,17 +86,7 @@ ResizeFinishKernel(const GpuResizeSample* samples, const int32_t* table, GpuFini
       }
       v[0] = ResizeClip8(a0), v[1] = ResizeClip8(a1), v[2] = ResizeClip8(a2);
     }
-#pragma unroll
-    for (int ch = 0; ch < 3; ++ch) {
-      const int64_t o = SlotOffset(f.layout, out_h, out_w, ch, y, x);
-      if (f.dtype == DType::kFloat16) {
-        Store<uint16_t>(s.out, o, f.lut_f16[ch * 256 + v[ch]]);
-      } else if (f.dtype == DType::kFloat32) {
-        Store<float>(s.out, o, f.lut_f32[ch * 256 + v[ch]]);
-      } else {
-        Store<uint8_t>(s.out, o, v[ch]);
-      }
-    }
+    StoreFinished(f, s.out, out_h, out_w, y, x, v);
   }
 }
 
@@ -111,6 +98,16 @@ void CopyAxis(const AxisTaps& t, int n, int32_t* dst) {
 
 }  // namespace
 
+TapTables PackTapTables(const ResizeParams& p, int64_t offset, int32_t* table, ResizeScratch* scratch) {
+  PrepareTaps(p.x, p.filter, p.antialias, &scratch->x);
+  PrepareTaps(p.y, p.filter, p.antialias, &scratch->y);
+  const int w = p.x.out_len, h = p.y.out_len;
+  CopyAxis(scratch->x, w, table);
+  const int64_t x_words = static_cast<int64_t>(2 + scratch->x.stride) * w;
+  CopyAxis(scratch->y, h, table + x_words);
+  return TapTables{offset, offset + x_words, scratch->x.stride, scratch->y.stride};
+}
+
 int64_t ResizeTapWords(const ResizeParams& p) {
   const int64_t sx = MaxTaps(p.x, p.filter, p.antialias), sy = MaxTaps(p.y, p.filter, p.antialias);
   return (2 + sx) * p.x.out_len + (2 + sy) * p.y.out_len;
@@ -118,16 +115,12 @@ int64_t ResizeTapWords(const ResizeParams& p) {
 
 Status PackResizeTaps(const ResizeParams& p, int64_t offset, int32_t* table, ResizeScratch* scratch,
                       GpuResizeSample* s) {
-  PrepareTaps(p.x, p.filter, p.antialias, &scratch->x);
-  PrepareTaps(p.y, p.filter, p.antialias, &scratch->y);
-  const int w = p.x.out_len, h = p.y.out_len;
-  CopyAxis(scratch->x, w, table);
-  const int64_t x_words = static_cast<int64_t>(2 + scratch->x.stride) * w;
-  CopyAxis(scratch->y, h, table + x_words);
-  s->x_taps = offset;
-  s->y_taps = offset + x_words;
-  s->x_stride = scratch->x.stride;
-  s->y_stride = scratch->y.stride;
+  const TapTables t = PackTapTables(p, offset, table, scratch);
+  s->x_taps = t.x_taps;
+  s->y_taps = t.y_taps;
+  s->x_stride = t.x_stride;
+  s->y_stride = t.y_stride;
+  const int h = p.y.out_len;
   // The tallest tile whose rows fit in shared memory.
   const int max_rows = kGpuMidBytes / (kGpuTileCols * 3);
   const int32_t* first = scratch->y.first.data();

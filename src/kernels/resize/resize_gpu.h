@@ -51,6 +51,16 @@ struct GpuFinish {
 // Words of tap table one sample with these parameters needs.
 int64_t ResizeTapWords(const ResizeParams& p);
 
+// Where a sample's two tap tables lie in the batch's table, and their strides.
+struct TapTables {
+  int64_t x_taps = 0, y_taps = 0;
+  int x_stride = 0, y_stride = 0;
+};
+
+// Writes the sample's x then y tap tables at `table` (ResizeTapWords(p) words, host memory),
+// which is word `offset` of the batch's table, using `scratch`.
+TapTables PackTapTables(const ResizeParams& p, int64_t offset, int32_t* table, ResizeScratch* scratch);
+
 // Writes the sample's two tap tables at `table` (ResizeTapWords(p) words, host memory) using
 // `scratch`, and sets s->x_stride, y_stride and tile_rows; s->x_taps / y_taps are set to
 // `offset` and `offset` + the x table's size. Fails (Unsupported) when even one output row reads

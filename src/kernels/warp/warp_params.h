@@ -1,0 +1,137 @@
+// Parameters and per-pixel math of the affine warp (RandomRotation, RandomAffine), shared by the
+// CPU and GPU kernels: torchvision.transforms.v2.functional's rotate/affine on uint8 images with
+// expand=False. torchvision builds a sampling grid from the inverse affine matrix on centred
+// pixel coordinates and samples with grid_sample(align_corners=False); unnormalized, output
+// pixel (j, i) reads source point
+//   sx = m0 * (j - cx) + m1 * (i - cy) + m2 + cx,  sy = m3 * (j - cx) + m4 * (i - cy) + m5 + cy
+// with (cx, cy) = ((w - 1) / 2, (h - 1) / 2). Nearest takes the pixel at the rounded point
+// (halves to even); bilinear blends the four neighbours that lie inside the image and then, as
+// torchvision does with its fill mask, computes (v - fill) * m + fill, m being the weight of
+// the neighbours inside. Results round half to even. The math is in double, with each product
+// and sum rounded on its own (no fused multiply-add), so the CPU and the GPU agree bit for bit;
+// torchvision computes the grid in float32, so a point within ~1e-5 of a rounding boundary may
+// land on the neighbouring pixel there.
+//
+// The crops and flips that follow the warp in a transform list ride along as a window on the
+// warped image (WarpAxis), as in the resize's AxisMap.
+//
+// Thread-safety: plain values and pure functions.
+#ifndef SLUICE_KERNELS_WARP_WARP_PARAMS_H_
+#define SLUICE_KERNELS_WARP_WARP_PARAMS_H_
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/hd.h"
+
+namespace sluice {
+
+enum class WarpFilter : uint8_t { kNearest, kBilinear };
+
+// Output pixel k of one axis shows warped pixel off + k (off + len - 1 - k when flipped);
+// warped pixels outside [0, source length) are padding.
+struct WarpAxis {
+  int off = 0, len = 0;
+  bool flip = false;
+  SLUICE_HD int Index(int k) const { return off + (flip ? len - 1 - k : k); }
+};
+
+struct WarpParams {
+  bool enabled = false;
+  WarpFilter filter = WarpFilter::kNearest;
+  int src_w = 0, src_h = 0;  // the image the warp reads; the warped image has the same size
+  double m[6] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0};  // torchvision's inverse matrix (centred)
+  uint8_t fill[3] = {0, 0, 0};      // points outside the source image
+  WarpAxis x, y;                    // the window shown
+  uint8_t pad_fill[3] = {0, 0, 0};  // window pixels outside the warped image
+};
+
+namespace warp {
+
+SLUICE_HD double Mul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+SLUICE_HD double Add(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+// Round half to even (torch.round and nearbyint in the default rounding mode).
+SLUICE_HD double RoundEven(double v) {
+#if defined(__CUDA_ARCH__)
+  return rint(v);
+#else
+  return std::nearbyint(v);
+#endif
+}
+
+SLUICE_HD uint8_t ToU8(double v) {
+  const double r = RoundEven(v);
+  return static_cast<uint8_t>(r < 0.0 ? 0.0 : (r > 255.0 ? 255.0 : r));
+}
+
+}  // namespace warp
+
+// The source point warped pixel (j, i) reads.
+SLUICE_HD void WarpSourcePoint(const WarpParams& p, int j, int i, double* sx, double* sy) {
+  const double cx = 0.5 * (p.src_w - 1), cy = 0.5 * (p.src_h - 1);
+  const double xb = j - cx, yb = i - cy;  // exact
+  using warp::Add;
+  using warp::Mul;
+  *sx = Add(Add(Add(Mul(p.m[0], xb), Mul(p.m[1], yb)), p.m[2]), cx);
+  *sy = Add(Add(Add(Mul(p.m[3], xb), Mul(p.m[4], yb)), p.m[5]), cy);
+}
+
+// Output pixel (k, l) of the window into out[3]. fetch(x, y, rgb) reads source pixel (x, y),
+// 0 <= x < src_w, 0 <= y < src_h.
+template <typename Fetch>
+SLUICE_HD void WarpPixel(const WarpParams& p, int k, int l, const Fetch& fetch, uint8_t out[3]) {
+  const int j = p.x.Index(k), i = p.y.Index(l);
+  if (j < 0 || j >= p.src_w || i < 0 || i >= p.src_h) {
+    out[0] = p.pad_fill[0], out[1] = p.pad_fill[1], out[2] = p.pad_fill[2];
+    return;
+  }
+  double sx, sy;
+  WarpSourcePoint(p, j, i, &sx, &sy);
+  if (p.filter == WarpFilter::kNearest) {
+    const double rx = warp::RoundEven(sx), ry = warp::RoundEven(sy);
+    if (rx >= 0.0 && rx < p.src_w && ry >= 0.0 && ry < p.src_h) {
+      fetch(static_cast<int>(rx), static_cast<int>(ry), out);
+    } else {
+      out[0] = p.fill[0], out[1] = p.fill[1], out[2] = p.fill[2];
+    }
+    return;
+  }
+  using warp::Add;
+  using warp::Mul;
+  // Bilinear, in grid_sample's order: north-west, north-east, south-west, south-east.
+  const double fx = std::floor(sx), fy = std::floor(sy);
+  const double wx[2] = {Add(Add(fx, 1.0), -sx), Add(sx, -fx)};
+  const double wy[2] = {Add(Add(fy, 1.0), -sy), Add(sy, -fy)};
+  double v[3] = {0.0, 0.0, 0.0}, mask = 0.0;
+  for (int c = 0; c < 4; ++c) {
+    const int dx = c & 1, dy = c >> 1;
+    if (fx + dx < 0.0 || fx + dx >= p.src_w || fy + dy < 0.0 || fy + dy >= p.src_h) continue;
+    const double w = Mul(wx[dx], wy[dy]);
+    uint8_t px[3];
+    fetch(static_cast<int>(fx) + dx, static_cast<int>(fy) + dy, px);
+    for (int ch = 0; ch < 3; ++ch) v[ch] = Add(v[ch], Mul(static_cast<double>(px[ch]), w));
+    mask = Add(mask, w);
+  }
+  for (int ch = 0; ch < 3; ++ch) {
+    const double f = p.fill[ch];
+    out[ch] = warp::ToU8(Add(Mul(Add(v[ch], -f), mask), f));
+  }
+}
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNELS_WARP_WARP_PARAMS_H_
