@@ -20,6 +20,7 @@ set(SLUICE_SOURCES
   src/kernels/orient/orient_cpu.cc
   src/kernels/color/color_cpu.cc
   src/kernels/warp/warp_cpu.cc
+  src/kernels/erase/erase_cpu.cc
   src/ops/transforms.cc
   src/ops/transform_ops.cc
   src/pipeline/plan.cc

@@ -120,6 +120,16 @@ struct RandomGrayscale {
   double p = 0.1;
 };
 
+// Cutout (DeVries and Taylor, 2017): n_holes squares of side `length` (clipped at the image's
+// edges; square [y - length/2, y + length/2) x [x - length/2, x + length/2)), centres drawn
+// uniformly over the image, zeroed: after Normalize the output is 0 there (the reference code
+// multiplies the normalized tensor by a mask), before it the pixels are 0. Comes after the
+// geometric and colour transforms; runs in the finish step.
+struct Cutout {
+  int n_holes = 1;
+  int length = 16;
+};
+
 // A user function run on each sample on the loader's CPU threads (torchvision's Lambda). It
 // changes the sample in place: HWC uint8 pixels after the geometry and colour transforms
 // (kPixels), or the finished sample in the loader's dtype and layout, after Normalize
@@ -146,7 +156,7 @@ struct Normalize {
 
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
                                RandomVerticalFlip, Pad, RandomRotation, RandomAffine, ColorJitter,
-                               RandomGrayscale, Normalize, Lambda>;
+                               RandomGrayscale, Cutout, Normalize, Lambda>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

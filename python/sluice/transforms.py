@@ -32,6 +32,7 @@ __all__ = [
     "Pad",
     "RandomRotation",
     "RandomAffine",
+    "Cutout",
     "ColorJitter",
     "RandomGrayscale",
     "ToTensor",
@@ -458,6 +459,26 @@ class RandomGrayscale(Transform):
     def _spec(self):
         s = _C.RandomGrayscale()
         s.p = self.p
+        return s
+
+
+class Cutout(Transform):
+    """Cutout (DeVries and Taylor): ``n_holes`` squares of side ``length``, centres drawn
+    uniformly over the image, clipped at its edges, zeroed, as the authors' ``Cutout`` class that
+    seed pipelines carry. After ``Normalize`` (where that class usually sits) the output is 0
+    there; before it, the pixels are 0. It runs in the loader's finish step (on the GPU, inside
+    the kernel that writes the sample); put it after the geometric and colour transforms."""
+
+    def __init__(self, n_holes: int = 1, length: int = 16):
+        if not _is_int(n_holes) or not 1 <= n_holes <= 16:
+            raise ValueError(f"Cutout: n_holes must be an int in [1, 16], got {n_holes!r}")
+        if not _is_int(length) or length <= 0:
+            raise ValueError(f"Cutout: length must be a positive int, got {length!r}")
+        self.n_holes, self.length = int(n_holes), int(length)
+
+    def _spec(self):
+        s = _C.Cutout()
+        s.n_holes, s.length = self.n_holes, self.length
         return s
 
 

@@ -166,6 +166,22 @@ void RegisterCodec(nb::module_& m) {
       "The per-sample colour steps the loader would draw: (name, factor) in the order they run.");
 
   m.def(
+      "draw_erase",
+      [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed,
+         uint64_t epoch, uint64_t index) {
+        const SampleGeometry g = DrawSample(list, width, height, SampleKey{seed, epoch, index});
+        nb::list out;
+        for (int i = 0; i < g.erase.num; ++i) {
+          const EraseRect& r = g.erase.rects[i];
+          out.append(nb::make_tuple(r.x0, r.y0, r.x1, r.y1, r.finished));
+        }
+        return out;
+      },
+      nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
+      nb::arg("epoch") = 0, nb::arg("index") = 0,
+      "The per-sample erased rectangles the loader would draw: (x0, y0, x1, y1, after_normalize).");
+
+  m.def(
       "draw_affine",
       [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed,
          uint64_t epoch, uint64_t index) {

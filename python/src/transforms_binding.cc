@@ -117,6 +117,10 @@ void RegisterTransforms(nb::module_& m) {
   nb::class_<RandomGrayscale>(t, "RandomGrayscale")
       .def(nb::init<>())
       .def_rw("p", &RandomGrayscale::p);
+  nb::class_<Cutout>(t, "Cutout")
+      .def(nb::init<>())
+      .def_rw("n_holes", &Cutout::n_holes)
+      .def_rw("length", &Cutout::length);
   nb::class_<Normalize>(t, "Normalize")
       .def(nb::init<>())
       .def_rw("mean", &Normalize::mean)

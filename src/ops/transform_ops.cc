@@ -102,6 +102,17 @@ double Radians(double degrees) { return degrees * (kPi / 180.0); }  // as Python
 
 }  // namespace
 
+void DrawCutout(SampleRng& rng, int width, int height, const transforms::Cutout& t, bool finished, EraseOps* ops) {
+  for (int k = 0; k < t.n_holes && ops->num < EraseOps::kMaxRects; ++k) {
+    const int y = static_cast<int>(rng.RandInt(0, height)), x = static_cast<int>(rng.RandInt(0, width));
+    const int half = t.length / 2;
+    EraseRect& r = ops->rects[ops->num++];
+    r.y0 = std::clamp(y - half, 0, height), r.y1 = std::clamp(y + half, 0, height);
+    r.x0 = std::clamp(x - half, 0, width), r.x1 = std::clamp(x + half, 0, width);
+    r.finished = finished;
+  }
+}
+
 AffineDraw DrawRotation(SampleRng& rng, const transforms::RandomRotation& t) {
   AffineDraw d;
   d.angle = -Float32(rng.Uniform(t.degrees[0], t.degrees[1]));

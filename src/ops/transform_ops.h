@@ -7,6 +7,7 @@
 
 #include "core/image_view.h"
 #include "core/rng.h"
+#include "kernels/erase/erase_params.h"
 #include "sluice/transforms.h"
 
 namespace sluice {
@@ -36,6 +37,10 @@ AxisWindow CenterCropAxis(int len, int size);
 // does not fit the padded image.
 Status DrawRandomCrop(SampleRng& rng, int width, int height, const transforms::RandomCrop& t,
                       AxisWindow* x, AxisWindow* y);
+
+// Cutout's holes in a width x height image, as the reference code draws them (y, then x,
+// uniform over the image), appended to `ops` with the given stage.
+void DrawCutout(SampleRng& rng, int width, int height, const transforms::Cutout& t, bool finished, EraseOps* ops);
 
 // One draw of RandomAffine's parameters (RandomRotation draws only the angle), as torchvision's
 // make_params: angle, scale and shears as float32 values, translation rounded to whole pixels.

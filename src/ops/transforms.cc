@@ -19,6 +19,7 @@ struct NameOf {
   const char* operator()(const RandomAffine&) const { return "RandomAffine"; }
   const char* operator()(const ColorJitter&) const { return "ColorJitter"; }
   const char* operator()(const RandomGrayscale&) const { return "RandomGrayscale"; }
+  const char* operator()(const Cutout&) const { return "Cutout"; }
   const char* operator()(const Lambda&) const { return "Lambda"; }
   const char* operator()(const Normalize&) const { return "Normalize"; }
 };
@@ -128,6 +129,12 @@ struct Validator {
     return Status::OK();
   }
   Status operator()(const RandomGrayscale& t) const { return CheckProbability("RandomGrayscale", t.p); }
+  Status operator()(const Cutout& t) const {
+    if (t.n_holes < 1 || t.n_holes > 16)
+      return InvalidArgument("Cutout: n_holes must be in [1, 16], got ", t.n_holes);
+    if (t.length <= 0) return InvalidArgument("Cutout: length must be positive, got ", t.length);
+    return Status::OK();
+  }
   Status operator()(const Lambda& t) const {
     if (t.fn == nullptr) return InvalidArgument(t.name, ": no function");
     return Status::OK();

@@ -125,6 +125,7 @@ class GpuExecutor : public BatchExecutor {
     size_t table_bytes = 0, desc_bytes = 0;
     size_t color_off = 0;        // colour descriptors' offset in the table (has_color)
     size_t warp_off = 0;         // warp descriptors' offset in the table (has_warp)
+    size_t erase_off = 0;        // erased rectangles' offset in the table (has_erase)
     uint8_t* mid = nullptr;      // has_color: the resampled RGB8 images the colour kernel reads
     size_t mid_bytes = 0;
     std::shared_ptr<uint8_t> table_host;  // pinned: descriptors, then taps
@@ -464,6 +465,10 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
     b.warp_off = AlignUp(b.table_bytes);
     b.table_bytes = b.warp_off + sizeof(GpuWarpSample) * b.samples.size();
   }
+  if (plan_.has_erase()) {
+    b.erase_off = AlignUp(b.table_bytes);
+    b.table_bytes = b.erase_off + sizeof(EraseOps) * b.samples.size();
+  }
   int64_t estimate = static_cast<int64_t>(b.arena_bytes + b.table_bytes + b.mid_bytes) + out_bytes;
   for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {
   }
@@ -702,6 +707,7 @@ Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
   auto* descs = reinterpret_cast<GpuResizeSample*>(b.table_host.get());
   auto* colors = reinterpret_cast<GpuColorSample*>(b.table_host.get() + b.color_off);
   auto* warps = reinterpret_cast<GpuWarpSample*>(b.table_host.get() + b.warp_off);
+  auto* erases = reinterpret_cast<EraseOps*>(b.table_host.get() + b.erase_off);
   uint8_t* out = static_cast<uint8_t*>(b.output->data);
   const bool color = plan_.has_color();
   int max_tiles = 0, num_resized = 0, num_warped = 0;
@@ -710,18 +716,26 @@ Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
     const Sample& s = b.samples[static_cast<size_t>(kept[j])];
     uint8_t* slot = out + (plan_.fixed_size() ? sample_bytes_ * static_cast<int64_t>(j) : s.out_off);
     void* dst = color ? b.mid + s.mid_off : slot;
+    // Erasing runs in whichever kernel writes the finished sample.
+    const EraseOps* erase = nullptr;
+    if (plan_.has_erase()) {
+      erases[j] = s.geo.erase;
+      erase = reinterpret_cast<const EraseOps*>(b.table_dev + b.erase_off) + j;
+    }
     if (s.warped) {
       GpuWarpSample& w = warps[num_warped++];
       w = s.warp_desc;
       w.out = dst;
+      w.erase = color ? nullptr : erase;
       max_pixels = std::max(max_pixels, static_cast<int64_t>(s.desc.out_h) * s.desc.out_w);
     } else {
       GpuResizeSample& d = descs[num_resized++];
       d = s.desc;
       d.out = dst;
+      d.erase = color ? nullptr : erase;
       max_tiles = std::max(max_tiles, ResizeTiles(d));
     }
-    if (color) colors[j] = GpuColorSample{b.mid + s.mid_off, slot, s.desc.out_h, s.desc.out_w, s.geo.color};
+    if (color) colors[j] = GpuColorSample{b.mid + s.mid_off, slot, s.desc.out_h, s.desc.out_w, s.geo.color, erase};
   }
   SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(b.table_dev, b.table_host.get(), b.table_bytes,
                                               cudaMemcpyHostToDevice, b.stream));

@@ -75,6 +75,8 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
   // Static output size, tracked symbolically: 0 = depends on the image.
   int h = 0, w = 0;
   const char* color_name = nullptr;  // the first colour transform so far
+  const char* erase_name = nullptr;  // the first erasing transform so far
+  int erase_rects = 0;
   int color_steps = 0;               // at most, per sample
   for (size_t i = 0; i < list.size(); ++i) {
     const Transform& t = list[i];
@@ -92,6 +94,18 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
                          plan.finished_fns_.empty() ? "" : " and Normalize");
     const bool is_color = std::holds_alternative<ColorJitter>(t) || std::holds_alternative<RandomGrayscale>(t);
     const bool is_flip = std::holds_alternative<RandomHorizontalFlip>(t) || std::holds_alternative<RandomVerticalFlip>(t);
+    const bool is_erase = std::holds_alternative<Cutout>(t);
+    if (erase_name != nullptr && !is_erase && !std::holds_alternative<Normalize>(t))
+      return Unsupported("transform ", i, ": ", TransformName(t), " after ", erase_name,
+                         " is not supported; put erasing after the geometric and colour transforms");
+    if (is_erase) {
+      if (erase_name == nullptr) erase_name = TransformName(t);
+      plan.has_erase_ = true;
+      erase_rects += std::get<Cutout>(t).n_holes;
+      if (erase_rects > EraseOps::kMaxRects)
+        return Unsupported("transform ", i, ": more than ", EraseOps::kMaxRects, " erased rectangles per sample");
+      continue;
+    }
     if (is_color && plan.normalize_)
       return Unsupported("transform ", i, ": ", TransformName(t), " after Normalize is not supported; put Normalize last");
     if (color_name != nullptr && !is_color && !is_flip && !std::holds_alternative<Normalize>(t))
@@ -160,6 +174,8 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
   auto cur_h = [&] { return warp.enabled ? warp.y.len : ay.len(); };
   out->num_segments = 0;
   out->color = ColorOps{};
+  out->erase = EraseOps{};
+  bool normalized = false;  // a Normalize came before
   auto add_color = [&](ColorKind kind, double factor) {
     ColorOps& c = out->color;
     // The factor as torchvision draws it (a float32 tensor's value), and _blend's 1 - ratio.
@@ -296,6 +312,10 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
         if ((*ranges[k])[0] == identity && (*ranges[k])[1] == identity) continue;  // left out
         add_color(kinds[k], factors[k]);
       }
+    } else if (const auto* cut = std::get_if<Cutout>(&t)) {
+      DrawCutout(rng, cur_w(), cur_h(), *cut, normalized, &out->erase);
+    } else if (std::holds_alternative<Normalize>(t)) {
+      normalized = true;
     } else if (const auto* gray = std::get_if<RandomGrayscale>(&t)) {
       if (rng.Bernoulli(gray->p)) add_color(ColorKind::kGrayscale, 0.0);
     } else if (const auto* pad = std::get_if<Pad>(&t)) {

@@ -12,6 +12,7 @@
 // Colour transforms (ColorJitter, RandomGrayscale) become per-sample colour steps that run on
 // the resampled image, before the finish step; they must follow the crops, resizes and padding
 // of the list (flips may come after them), as contrast depends on the whole image it is given.
+// Erasing (Cutout) comes after the geometric and colour transforms and runs in the finish.
 // Per-pixel work after geometry (normalize, cast, layout) is one "finish" step. User functions
 // (Lambda) run on the CPU, after the colour steps or after the finish step, and must come after
 // every geometric and colour transform. A list that
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "kernels/color/color_params.h"
+#include "kernels/erase/erase_params.h"
 #include "kernels/resize/resize_params.h"
 #include "kernels/warp/warp_params.h"
 #include "sluice/status.h"
@@ -52,6 +54,7 @@ struct SampleGeometry {
   std::array<WarpParams, kMaxSegments> warps;
   int num_segments = 0;
   ColorOps color;
+  EraseOps erase;  // on the last segment's output, after the colour steps
 
   // Output size of segment i.
   int out_width(int i) const {
@@ -83,6 +86,8 @@ class Plan {
   bool has_color() const { return has_color_; }
   // Whether the list has rotations or affine warps (segments may then carry warps).
   bool has_warp() const { return has_warp_; }
+  // Whether the list erases (samples may then carry erased rectangles).
+  bool has_erase() const { return has_erase_; }
   // User functions (Lambda), in list order: on the pixels after the colour steps, and on the
   // finished sample. Only the CPU path runs them.
   const std::vector<transforms::Lambda>& pixel_functions() const { return pixel_fns_; }
@@ -95,6 +100,7 @@ class Plan {
   std::optional<transforms::Normalize> normalize_;
   bool has_color_ = false;
   bool has_warp_ = false;
+  bool has_erase_ = false;
   std::vector<transforms::Lambda> pixel_fns_, finished_fns_;
   int out_height_ = 0, out_width_ = 0;  // 0: depends on the image
 };

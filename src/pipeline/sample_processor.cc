@@ -5,6 +5,7 @@
 
 #include "core/clock.h"
 #include "kernels/color/color_cpu.h"
+#include "kernels/erase/erase_cpu.h"
 #include "kernels/orient/orient_cpu.h"
 #include "kernels/orient/orient_params.h"
 #include "kernels/warp/warp_cpu.h"
@@ -129,6 +130,11 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     ApplyColorCpu(geo.color, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
                                               view.row_stride});
   }
+  if (geo.erase.num > 0) {  // before Normalize: zero pixels (the finish then normalizes them)
+    ScopedTimer timer(&counters->transform_ns);
+    ErasePixelsCpu(geo.erase, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
+                                               view.row_stride});
+  }
   if (!plan_.pixel_functions().empty()) {
     ScopedTimer timer(&counters->transform_ns);
     // User functions see contiguous HWC pixels (every segment's output is).
@@ -143,6 +149,7 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     ScopedTimer timer(&counters->collate_ns);
     SLUICE_ASSIGN_OR_RETURN(dst, slot(view.height, view.width));
     NormalizeCpu(finish_, lut_, view, dst);
+    if (geo.erase.num > 0) EraseFinishedCpu(geo.erase, dst, view.height, view.width, finish_.dtype, finish_.layout);
   }
   if (!plan_.finished_functions().empty()) {
     ScopedTimer timer(&counters->transform_ns);

@@ -2,7 +2,8 @@
 //
 //   header -> draw this sample's geometry -> pick the DCT scale -> decode only the region the
 //   geometry reads -> EXIF rotation -> resample (one pass per plan segment, then its warp, if
-//   any) -> colour steps -> user functions -> finish into slot
+//   any) -> colour steps -> erasing -> user functions -> finish into slot (-> erasing after
+//   Normalize -> user functions on the finished sample)
 //
 // Thread-safety: Process() is const and may run on many threads at once, each with its own
 // WorkerScratch.

@@ -324,15 +324,17 @@ def test_colour_steps_match_cpu(small_folder, route):
 @pytest.mark.parametrize("route", ["cpu", "hardware", "auto"])
 def test_seed_pipeline_warp_matches_cpu(small_folder, route):
     # Resize + RandomRotation + RandomCrop + flip run as one resampling pass (the warp kernel
-    # evaluates the resized pixels it reads), then the colour + finish kernel: exact where the
-    # decode is, the decoder tolerance elsewhere (doubled, as for the colour steps). A bilinear
-    # RandomAffine with fills checks the other filter.
+    # evaluates the resized pixels it reads), then the colour + finish kernel, which also erases
+    # (Cutout): exact where the decode is, the decoder tolerance elsewhere (doubled, as for the
+    # colour steps). A bilinear RandomAffine with fills checks the other filter and erasing (before
+    # Normalize) in the warp kernel; the last list erases in the resize kernel.
     seed = [ST.Resize(int(64 * 1.2)), ST.RandomRotation(20), ST.RandomCrop(64), ST.RandomHorizontalFlip(),
             ST.ColorJitter(brightness=0.5, contrast=0.5, saturation=0.5, hue=0.3), ST.ToTensor(),
-            ST.Normalize([0.5] * 3, [0.5] * 3)]
+            ST.Normalize([0.5] * 3, [0.5] * 3), ST.Cutout(1, 16)]
     affine = [ST.RandomAffine(30, translate=(0.1, 0.1), scale=(0.8, 1.2), shear=10, interpolation="bilinear",
-                              fill=(20, 40, 60)), ST.CenterCrop(56), ST.Pad(4, fill=200)]
-    for tf in (seed, affine):
+                              fill=(20, 40, 60)), ST.CenterCrop(56), ST.Pad(4, fill=200), ST.Cutout(2, 10)]
+    resized = [ST.Resize((48, 40)), ST.Normalize([0.5] * 3, [0.5] * 3), ST.Cutout(3, 12)]
+    for tf in (seed, affine, resized):
         kw = dict(batch_size=5, shuffle=True, seed=4, dtype="float32", dct_scaling=False)
         cpu = sluice.Loader(small_folder, tf, **kw)
         gpu = sluice.Loader(small_folder, tf, device="cuda", decode_route=route, **kw)

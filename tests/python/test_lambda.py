@@ -40,7 +40,7 @@ class CUTOUT:
         return img
 
 
-SEED = [T.Resize(int(64 * 1.2)), T.RandomCrop(64), T.RandomHorizontalFlip(),
+SEED = [T.Resize(int(64 * 1.2)), T.RandomRotation(20), T.RandomCrop(64), T.RandomHorizontalFlip(),
         T.ColorJitter(brightness=0.5, contrast=0.5, saturation=0.5, hue=0.3), T.ToTensor(),
         T.Normalize([0.5] * 3, [0.5] * 3)]
 

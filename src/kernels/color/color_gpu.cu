@@ -36,7 +36,7 @@ ColorFinishKernel(const GpuColorSample* samples, GpuFinish f) {
     uint8_t px[3] = {s.in[3 * p], s.in[3 * p + 1], s.in[3 * p + 2]};
     color::ApplySteps(ops, ops.num_steps, means, px);
     const int y = static_cast<int>(p / s.w), x = static_cast<int>(p - static_cast<int64_t>(y) * s.w);
-    StoreFinished(f, s.out, s.h, s.w, y, x, px);
+    StoreFinished(f, s.out, s.h, s.w, y, x, px, s.erase);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/color/color_params.h"
+#include "kernels/erase/erase_params.h"
 #include "kernels/resize/resize_gpu.h"
 
 namespace sluice {
@@ -21,6 +22,7 @@ struct GpuColorSample {
   void* out = nullptr;          // h * w * 3 elements of the finish dtype and layout
   int h = 0, w = 0;
   ColorOps ops;
+  const EraseOps* erase = nullptr;  // device memory, or none
 };
 
 // `samples`: num_samples descriptors in device memory.

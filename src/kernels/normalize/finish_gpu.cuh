@@ -1,25 +1,30 @@
 // The finish step's store on the GPU (CUDA code only): one RGB8 pixel, scaled, normalized, cast
-// and laid out into a sample's slot with NormalizeLut's tables, as NormalizeCpu writes it. The
-// GPU kernels that end a sample's processing share it.
+// and laid out into a sample's slot with NormalizeLut's tables, as NormalizeCpu writes it, with
+// the sample's erased rectangles (as ErasePixelsCpu, then EraseFinishedCpu). The GPU kernels
+// that end a sample's processing share it.
 #ifndef SLUICE_KERNELS_NORMALIZE_FINISH_GPU_CUH_
 #define SLUICE_KERNELS_NORMALIZE_FINISH_GPU_CUH_
 
 #include <cstdint>
 
+#include "kernels/erase/erase_params.h"
 #include "kernels/normalize/normalize_params.h"
 #include "kernels/resize/resize_gpu.h"
 
 namespace sluice {
 
+// `erase` (may be null): the sample's erased rectangles, applied as ErasePixel says.
 __device__ __forceinline__ void StoreFinished(const GpuFinish& f, void* out, int h, int w, int y, int x,
-                                              const uint8_t v[3]) {
+                                              const uint8_t in[3], const EraseOps* erase = nullptr) {
+  uint8_t v[3] = {in[0], in[1], in[2]};
+  const bool zero = erase != nullptr && ErasePixel(*erase, x, y, v);
 #pragma unroll
   for (int c = 0; c < 3; ++c) {
     const int64_t o = SlotOffset(f.layout, h, w, c, y, x);
     switch (f.dtype) {
-      case DType::kUInt8: static_cast<uint8_t*>(out)[o] = v[c]; break;
-      case DType::kFloat32: static_cast<float*>(out)[o] = f.lut_f32[c * 256 + v[c]]; break;
-      default: static_cast<uint16_t*>(out)[o] = f.lut_f16[c * 256 + v[c]]; break;
+      case DType::kUInt8: static_cast<uint8_t*>(out)[o] = zero ? 0 : v[c]; break;
+      case DType::kFloat32: static_cast<float*>(out)[o] = zero ? 0.0f : f.lut_f32[c * 256 + v[c]]; break;
+      default: static_cast<uint16_t*>(out)[o] = zero ? 0 : f.lut_f16[c * 256 + v[c]]; break;
     }
   }
 }

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "kernels/erase/erase_params.h"
 #include "kernels/normalize/normalize_params.h"
 #include "kernels/resize/resize_cpu.h"
 
@@ -37,6 +38,7 @@ struct GpuResizeSample {
   int x_stride = 0, y_stride = 0;
   int tile_rows = 0;               // output rows per block, 1..32
   uint8_t fill[3] = {0, 0, 0};
+  const EraseOps* erase = nullptr;  // erased rectangles (device memory), or none
 };
 
 // The finish step's parameters for the kernel: dtype, layout and NormalizeLut's tables

@@ -30,6 +30,7 @@ struct GpuWarpSample {
   TapTables taps;       // the resample's tables: warp.src_w and warp.src_h entries
   uint8_t fill[3] = {0, 0, 0};  // the resample's padding
   WarpParams warp;
+  const EraseOps* erase = nullptr;  // erased rectangles (device memory), or none
 };
 
 // Fills s's taps, fill and warp for segment (p, w); the tables go at `table` (ResizeTapWords(p)
