@@ -53,6 +53,18 @@ if [ "$what" = probe ]; then
   "$PY" bench/gpu_probe.py /tmp/data_a --seconds "${SECONDS_PER_ROW:-5}" "${args[@]}" 2>&1 | tee "$OUT/probe.log"
   exit 0
 fi
+# augbench: the seed pipeline (Resize, RandomRotation, RandomCrop, flip, ColorJitter, Normalize,
+# Cutout) against the DataLoader (16 workers) on dataset (a), and Cutout built-in / BatchLambda /
+# Lambda (bench/augment_bench.py). Env: SECONDS_PER_ROW (8), ROW_TIMEOUT (90), AUGBENCH_ARGS
+# (e.g. --routes). Expected: build (as gpubench; seconds when warm) + dataset (a) (~40 s, kept
+# by a warm machine) + 5 rows of ~25 s (start, 3 warm-up batches, >= 8 s, 10 profiled batches)
+# = about 2-3 min of bench; rows are killed at ROW_TIMEOUT and the whole bench at 480 s.
+if [ "$what" = augbench ]; then
+  [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet | tee -a "$OUT/augbench.log" && touch /tmp/data_a.done; }
+  timeout "${AUGBENCH_TIMEOUT:-480}" "$PY" bench/augment_bench.py /tmp/data_a --seconds "${SECONDS_PER_ROW:-8}" \
+    --timeout "${ROW_TIMEOUT:-90}" ${AUGBENCH_ARGS:-} --json "$OUT/augment.json" 2>&1 | tee -a "$OUT/augbench.log"
+  exit 0
+fi
 if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
   t1=$(date +%s)
   [ -f /tmp/data_voc.done ] || { "$PY" -m sluice make-dataset /tmp/data_voc -n "${N_VOC:-21453}" --preset voc --classes 20 --quiet | tee -a "$OUT/scaling.log" && touch /tmp/data_voc.done; }

@@ -118,6 +118,7 @@ class GpuExecutor : public BatchExecutor {
     cudaStream_t stream = nullptr;
     std::atomic<int> pending{0};
     std::atomic<bool> cancelled{false};
+    std::atomic<bool> sized{false};  // its memory is allocated (or failed): in the pool's usage
     Status status;               // the batch as a whole (memory, CUDA)
     uint8_t* arena = nullptr;
     size_t arena_bytes = 0;
@@ -343,9 +344,13 @@ void GpuExecutor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int6
 
 void GpuExecutor::TopUp() {
   while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < schedule_->num_batches()) {
-    // Admit a batch only while the budget has room for it (unless nothing is in flight).
+    // Admit a batch only while the budget has room for it (unless nothing is in flight): the
+    // pool's usage, plus an estimate (with a quarter of headroom, as batches vary) for this
+    // batch and for each admitted batch that has not allocated yet.
+    int64_t unsized = 1;
+    for (const BatchPtr& b : in_flight_) unsized += b->sized.load() ? 0 : 1;
     if (!in_flight_.empty() &&
-        pool_->usage().in_use_bytes + batch_estimate_.load() > pool_->budget())
+        pool_->usage().in_use_bytes + unsized * (batch_estimate_.load() * 5 / 4) > pool_->budget())
       break;
     Schedule(next_schedule_++);
   }
@@ -500,6 +505,7 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
   if (b->cancelled.load(std::memory_order_relaxed)) return MarkDone(b);
   b->timing->Mark(BatchTrace::kPrepared);
   b->status = AssignRoutesAndAllocate(b);
+  b->sized.store(true);
   if (!b->status.ok()) return Launch(b);  // releases what was allocated
   std::vector<int> hw, cpu_side;
   for (int i = 0; i < static_cast<int>(b->samples.size()); ++i) {
