@@ -130,6 +130,19 @@ struct Cutout {
   int length = 16;
 };
 
+// torchvision's RandomErasing: with probability p, a rectangle of area fraction in `scale` and
+// aspect ratio in `ratio` (log-uniform; 10 tries, else nothing), placed uniformly, set to
+// `value` per channel. `tensor_scale`: the value is in the scale of the tensor it is applied to
+// (after ToTensor: [0, 1], or normalized values after Normalize), else in pixel values (0-255,
+// on the uint8 image before ToTensor). Comes after the geometric and colour transforms.
+struct RandomErasing {
+  double p = 0.5;
+  std::array<double, 2> scale = {0.02, 0.33};
+  std::array<double, 2> ratio = {0.3, 3.3};
+  std::array<float, 3> value = {0.f, 0.f, 0.f};
+  bool tensor_scale = true;
+};
+
 // A user function run on each sample on the loader's CPU threads (torchvision's Lambda). It
 // changes the sample in place: HWC uint8 pixels after the geometry and colour transforms
 // (kPixels), or the finished sample in the loader's dtype and layout, after Normalize
@@ -156,7 +169,7 @@ struct Normalize {
 
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
                                RandomVerticalFlip, Pad, RandomRotation, RandomAffine, ColorJitter,
-                               RandomGrayscale, Cutout, Normalize, Lambda>;
+                               RandomGrayscale, Cutout, RandomErasing, Normalize, Lambda>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import sys
 import weakref
@@ -11,7 +12,8 @@ import numpy as np
 
 from . import _core
 from ._convert import resolve_output, to_array
-from .transforms import BatchLambda, Lambda, compile_specs, flatten, split_batch_functions
+from .transforms import (BatchLambda, CutMix, Lambda, MixUp, RandomChoice, _common_num_classes,
+                         compile_specs, flatten, split_batch_functions)
 
 __all__ = ["Loader"]
 
@@ -129,7 +131,9 @@ class Loader:
 
     Iterating starts an epoch: the one given to :meth:`set_epoch`, else the one after the last
     (0 first). Batches are yielded in order; images are ``N x 3 x H x W`` (or NHWC) or a list
-    (see ``transform``), labels int64.
+    (see ``transform``), labels int64 (N), or float32 ``N x num_classes`` when the transforms
+    end with :class:`~sluice.transforms.MixUp` or :class:`~sluice.transforms.CutMix` (one-hot,
+    mixed; on the images' device).
     """
 
     def __init__(self, source: Any, transform: Any = None, *, batch_size: int = 256,
@@ -158,9 +162,19 @@ class Loader:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
         self._transforms = flatten(transform)
-        # Trailing BatchLambdas are applied here, to whole batches; the rest compiles to C++.
+        # Trailing batch transforms (BatchLambda, MixUp, CutMix, RandomChoice) are applied here, to
+        # whole batches; the rest compiles to C++.
         per_sample, self._batch_fns = split_batch_functions(self._transforms)
+        # Their positions in the flat list (part of the key of their random draws).
+        self._batch_positions = list(range(len(per_sample), len(self._transforms)))
         self._batch_streams: dict = {}  # CUDA device index -> the stream the batch functions run on
+        # MixUp / CutMix: the labels become float32 one-hot rows of this many columns.
+        self._num_classes = _common_num_classes(self._batch_fns)
+        mixers = [m for t in self._batch_fns for m in t._mixers()]
+        if _dtype_name(dtype) == "uint8" and any(isinstance(m, MixUp) for m in mixers):
+            raise ValueError("MixUp needs float images (dtype float32 or float16), got dtype='uint8': it "
+                             "blends pixel values; use dtype='float32' or 'float16' (CutMix, which copies "
+                             "pixels, accepts uint8)")
         if _dtype_name(dtype) == "uint8" and any(type(t).__name__ == "ToTensor" for t in self._transforms):
             raise ValueError("dtype='uint8' contradicts ToTensor in the transforms (it scales to float in "
                              "[0, 1]); use dtype='float32' or 'float16', or drop ToTensor")
@@ -196,6 +210,17 @@ class Loader:
                 f"{self._batch_fns[0]._name()} needs images of one size (batches that are one tensor), "
                 "but these transforms do not end in a fixed size, so batches would be lists: end the "
                 "per-sample transforms with a crop, RandomResizedCrop or Resize((h, w))")
+        if mixers:
+            bad = _label_outside(source if not isinstance(source, str) else self._core.samples,
+                                 self._num_classes)
+            if bad is not None:
+                self._core.close()
+                raise ValueError(
+                    f"{mixers[0]._name()}: label {bad[1]} of {bad[0]!r} is outside [0, num_classes) with "
+                    f"num_classes={self._num_classes}: every label must be a class index below num_classes")
+        self._seed = seed
+        self._layout = layout
+        self._image_size = self._core.output_size
         self._next_epoch: int | None = None
         self._pending_state: dict | None = None  # from load_state_dict, until the next iteration
         self._last_indices = np.zeros(0, dtype=np.int64)
@@ -255,7 +280,13 @@ class Loader:
         self._generation += 1
         self._core.start_epoch(epoch)
         core = self._core.state()
-        return _EpochIterator(self, self._generation, core["epoch_batches"] - core["batches"])
+        # Part of the key of the batch transforms' draws: 0 for an epoch as scheduled (or resumed
+        # with the same settings, whose batches keep their numbers), else a digest of what the
+        # epoch's resumed schedule excludes, so that its batch numbers, which start at 0 again,
+        # get draws of their own.
+        flags = core["resumed_from"]
+        schedule = int.from_bytes(hashlib.blake2b(flags, digest_size=8).digest(), "little") if flags else 0
+        return _EpochIterator(self, self._generation, core["epoch_batches"] - core["batches"], schedule)
 
     def state_dict(self) -> dict:
         """Where this loader stands, for a checkpoint: the epoch, the batches of it this rank has
@@ -343,10 +374,11 @@ class Loader:
 
 
 class _EpochIterator:
-    def __init__(self, loader: Loader, generation: int, length: int):
+    def __init__(self, loader: Loader, generation: int, length: int, schedule: int = 0):
         self._loader = loader
         self._generation = generation
         self._length = length  # batches left in this epoch (fewer than len(loader) after a resume)
+        self._schedule = schedule  # see Loader.__iter__
         self._done = False
 
     def __len__(self) -> int:
@@ -364,7 +396,9 @@ class _EpochIterator:
         if item is None:
             self._done = True
             raise StopIteration
-        images, labels, indices, _epoch, _index, padding = item
+        # epoch and index: the batch's epoch and number in the epoch's schedule (a resume with the
+        # same settings continues the numbers), part of the key of the batch transforms' draws.
+        images, labels, indices, epoch, index, padding = item
         self._loader._last_indices = np.asarray(indices, dtype=np.int64)
         out = self._loader._output
         if isinstance(images, list):
@@ -380,14 +414,15 @@ class _EpochIterator:
             if self._loader._upload:
                 images = images.pin_memory().to(self._loader._device, non_blocking=True)
             device = images.device if out == "torch" else None
-            if self._loader._batch_fns:  # lists (variable size) are refused when the loader is made
-                images = _apply_batch_functions(self._loader, images)
         labels = to_array(labels, out)
         if self._loader._cuda:
             # From torch's cached pinned memory, queued on the current stream: a pageable copy
             # would wait for the stream, and under DDP the stream can hold an NCCL kernel that
             # waits for another rank (seen as part of a two-rank hang on two H200s).
             labels = labels.pin_memory().to(device, non_blocking=True)
+        if self._loader._batch_fns:  # lists (variable size) are refused when the loader is made
+            images, labels = _apply_batch_functions(self._loader, images, labels, epoch, index,
+                                                    self._schedule)
         if not self._loader._pad:
             return images, labels
         valid = np.frombuffer(padding, dtype=np.uint8) == 0
@@ -422,31 +457,125 @@ def _batch_function_result(t: BatchLambda, out: Any, batch: Any, as_torch: bool)
     return out
 
 
-def _call_batch_functions(fns: list, images: Any, as_torch: bool) -> Any:
-    batch = images
-    for t in fns:
-        try:
-            out = t.fn(images)
-        except Exception as e:
-            note = (f"in {t._name()}, called on a batch of shape {tuple(batch.shape)}, "
-                    f"dtype {str(batch.dtype).replace('torch.', '')}")
-            if not hasattr(e, "add_note"):  # Python < 3.11
-                raise RuntimeError(f"{t._name()} raised {type(e).__name__}: {e} ({note})") from e
-            e.add_note(note)
-            raise
-        images = _batch_function_result(t, out, batch, as_torch)
-    return images
+def _call_batch_lambda(t: BatchLambda, images: Any, as_torch: bool) -> Any:
+    try:
+        out = t.fn(images)
+    except Exception as e:
+        note = (f"in {t._name()}, called on a batch of shape {tuple(images.shape)}, "
+                f"dtype {str(images.dtype).replace('torch.', '')}")
+        if not hasattr(e, "add_note"):  # Python < 3.11
+            raise RuntimeError(f"{t._name()} raised {type(e).__name__}: {e} ({note})") from e
+        e.add_note(note)
+        raise
+    return _batch_function_result(t, out, images, as_torch)
 
 
-def _apply_batch_functions(loader: Loader, images: Any) -> Any:
-    """The loader's BatchLambdas applied in order to a batch of images (a tensor or an array;
-    batches of variable size are refused when the loader is made). On the GPU they run on a
-    stream of the loader's that waits for the current one, which then waits for it."""
-    if images.shape[0] == 0:
-        return images
+def _label_outside(samples: Any, num_classes: int) -> tuple[str, int] | None:
+    """The first (path, label) of `samples` whose label is not in [0, num_classes), else None."""
+    labels = np.fromiter((label for _, label in samples), dtype=np.int64, count=len(samples))
+    bad = np.flatnonzero((labels < 0) | (labels >= num_classes))
+    if bad.size == 0:
+        return None
+    path, label = samples[int(bad[0])]
+    return path, int(label)
+
+
+def _one_hot(labels: Any, num_classes: int, as_torch: bool) -> Any:
+    """int64 labels (N) as float32 one-hot rows (N x num_classes), on their device."""
+    n = labels.shape[0]
+    if as_torch:
+        import torch
+        out = torch.zeros((n, num_classes), dtype=torch.float32, device=labels.device)
+        return out.scatter_(1, labels.view(n, 1), 1.0)
+    out = np.zeros((n, num_classes), dtype=np.float32)
+    out[np.arange(n), labels] = 1.0
+    return out
+
+
+def _mix(x: Any, lam: float, as_torch: bool) -> Any:
+    """torchvision's MixUp formula, ``x.roll(1, 0) * (1 - lam) + x * lam``, computed in float32
+    (float16 input converted, the result rounded back) with both factors rounded to float32:
+    the same values from torch on the CPU or the GPU and from NumPy. A new array."""
+    a, b = float(np.float32(lam)), float(np.float32(1.0 - lam))
+    if as_torch:
+        import torch
+        work = x if x.dtype == torch.float32 else x.float()
+        out = work.roll(1, 0).mul_(b).add_(work.mul(a))
+        return out if out.dtype == x.dtype else out.to(x.dtype)
+    work = x.astype(np.float32, copy=False)
+    out = np.roll(work, 1, axis=0)
+    out *= np.float32(b)
+    out += work * np.float32(a)
+    return out.astype(x.dtype, copy=False)
+
+
+def _cut(x: Any, box: tuple[int, int, int, int], layout: str, as_torch: bool, owned: bool) -> Any:
+    """CutMix's images: the box (rows y1:y2, columns x1:x2) of every image replaced by that of
+    the image before it in the batch (``roll(1, 0)``). In place when `owned` (a batch of the
+    loader's or one made here, not yet handed out), else on a copy."""
+    x1, y1, x2, y2 = box
+    if x2 <= x1 or y2 <= y1:
+        return x
+    rows, cols = slice(y1, y2), slice(x1, x2)
+    region = (Ellipsis, rows, cols) if layout == "NCHW" else (slice(None), rows, cols, slice(None))
+    if as_torch:
+        out = x if owned else x.clone()
+        out[region] = x[region].roll(1, 0)  # roll copies the region first
+        return out
+    out = x if owned else x.copy()
+    out[region] = np.roll(x[region], 1, axis=0)
+    return out
+
+
+def _batch_steps(loader: Loader, epoch: int, index: int, schedule: int) -> list[tuple[Any, dict]]:
+    """(transform, its draw) per batch transform of the loader for this batch, a RandomChoice
+    replaced by what it picked."""
+    height, width = loader._image_size
+    steps = []
+    for position, t in zip(loader._batch_positions, loader._batch_fns):
+        params = t.draw(loader._seed, epoch, index, position, height, width, rank=loader._rank,
+                        schedule=schedule)
+        while isinstance(t, RandomChoice):
+            t, params = params["transform"], params["params"]
+        steps.append((t, params))
+    return steps
+
+
+def _run_batch_steps(loader: Loader, steps: list, images: Any, labels: Any, as_torch: bool) -> tuple[Any, Any]:
+    if loader._num_classes is not None:
+        labels = _one_hot(labels, loader._num_classes, as_torch)
+    if images.shape[0] == 0:  # on_error="skip" left nothing: no function is called
+        return images, labels
+    owned = as_torch  # the loader's torch batch may change in place; its NumPy arrays are read-only
+    for t, params in steps:
+        if isinstance(t, BatchLambda):
+            out = _call_batch_lambda(t, images, as_torch)
+            owned = owned and out is images
+            images = out
+        elif isinstance(t, MixUp):
+            images, labels, owned = _mix(images, params["lam"], as_torch), _mix(labels, params["lam"], as_torch), True
+        elif isinstance(t, CutMix):
+            out = _cut(images, params["box"], loader._layout, as_torch, owned)
+            owned = owned or out is not images  # a copy is ours
+            images, labels = out, _mix(labels, params["lam_adjusted"], as_torch)
+        else:  # pragma: no cover - split_batch_functions and RandomChoice admit no other kind
+            raise TypeError(f"{type(t).__name__} is not a batch transform")
+    return images, labels
+
+
+def _apply_batch_functions(loader: Loader, images: Any, labels: Any, epoch: int, index: int,
+                           schedule: int) -> tuple[Any, Any]:
+    """The loader's batch transforms applied in order to a batch (a tensor or an array; batches
+    of variable size are refused when the loader is made) and its labels (made one-hot when
+    there is a MixUp or CutMix), with the draws of (seed, epoch, index, position, rank,
+    schedule). On the GPU they run on a stream of the loader's that waits for the current one,
+    which then waits for it."""
+    if images.shape[0] == 0 and loader._num_classes is None:
+        return images, labels
+    steps = _batch_steps(loader, epoch, index, schedule)
     as_torch = loader._output == "torch"
     if not as_torch or images.device.type != "cuda":
-        return _call_batch_functions(loader._batch_fns, images, as_torch)
+        return _run_batch_steps(loader, steps, images, labels, as_torch)
     import torch
     device = images.device
     with torch.cuda.device(device):
@@ -454,13 +583,15 @@ def _apply_batch_functions(loader: Loader, images: Any) -> Any:
         if side is None:
             side = loader._batch_streams[device.index] = torch.cuda.Stream(device)
         current = torch.cuda.current_stream(device)
-        side.wait_stream(current)  # the batch is ready on the current stream
+        side.wait_stream(current)  # the batch (and its labels) are ready on the current stream
         try:
             with torch.cuda.stream(side):
-                out = _call_batch_functions(loader._batch_fns, images, True)
+                out, out_labels = _run_batch_steps(loader, steps, images, labels, True)
         finally:
             # Also after an exception: the batch's memory is released on the current stream,
             # which must not go ahead of what fn queued on the side stream.
             current.wait_stream(side)
-        out.record_stream(current)  # allocated on the side stream, used on the current one
-    return out
+        # Allocated on the side stream, used on the current one.
+        out.record_stream(current)
+        out_labels.record_stream(current)
+    return out, out_labels

@@ -173,13 +173,16 @@ void RegisterCodec(nb::module_& m) {
         nb::list out;
         for (int i = 0; i < g.erase.num; ++i) {
           const EraseRect& r = g.erase.rects[i];
-          out.append(nb::make_tuple(r.x0, r.y0, r.x1, r.y1, r.finished));
+          out.append(nb::make_tuple(r.x0, r.y0, r.x1, r.y1, r.finished,
+                                    r.finished ? nb::make_tuple(r.value[0], r.value[1], r.value[2])
+                                               : nb::make_tuple(r.pixel[0], r.pixel[1], r.pixel[2])));
         }
         return out;
       },
       nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
       nb::arg("epoch") = 0, nb::arg("index") = 0,
-      "The per-sample erased rectangles the loader would draw: (x0, y0, x1, y1, after_normalize).");
+      "The per-sample erased rectangles the loader would draw: (x0, y0, x1, y1, finished, value): "
+      "finished rectangles set the output to value, the others set the RGB8 pixels to it.");
 
   m.def(
       "draw_affine",

@@ -121,6 +121,13 @@ void RegisterTransforms(nb::module_& m) {
       .def(nb::init<>())
       .def_rw("n_holes", &Cutout::n_holes)
       .def_rw("length", &Cutout::length);
+  nb::class_<RandomErasing>(t, "RandomErasing")
+      .def(nb::init<>())
+      .def_rw("p", &RandomErasing::p)
+      .def_rw("scale", &RandomErasing::scale)
+      .def_rw("ratio", &RandomErasing::ratio)
+      .def_rw("value", &RandomErasing::value)
+      .def_rw("tensor_scale", &RandomErasing::tensor_scale);
   nb::class_<Normalize>(t, "Normalize")
       .def(nb::init<>())
       .def_rw("mean", &Normalize::mean)

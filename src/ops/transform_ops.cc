@@ -113,6 +113,24 @@ void DrawCutout(SampleRng& rng, int width, int height, const transforms::Cutout&
   }
 }
 
+bool DrawErasing(SampleRng& rng, int width, int height, const transforms::RandomErasing& t, Rect* r) {
+  if (!(rng.Uniform01() < t.p)) return false;
+  const double area = static_cast<double>(height) * width;
+  const double log_r0 = std::log(t.ratio[0]), log_r1 = std::log(t.ratio[1]);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const double erase_area = area * Float32(rng.Uniform(t.scale[0], t.scale[1]));
+    const double aspect = std::exp(Float32(rng.Uniform(log_r0, log_r1)));
+    const int h = RoundHalfEven(std::sqrt(erase_area * aspect));
+    const int w = RoundHalfEven(std::sqrt(erase_area / aspect));
+    if (!(h < height && w < width)) continue;
+    const int i = static_cast<int>(rng.RandInt(0, height - h + 1));
+    const int j = static_cast<int>(rng.RandInt(0, width - w + 1));
+    *r = Rect{j, i, w, h};
+    return true;
+  }
+  return false;
+}
+
 AffineDraw DrawRotation(SampleRng& rng, const transforms::RandomRotation& t) {
   AffineDraw d;
   d.angle = -Float32(rng.Uniform(t.degrees[0], t.degrees[1]));

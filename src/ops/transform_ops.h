@@ -42,6 +42,10 @@ Status DrawRandomCrop(SampleRng& rng, int width, int height, const transforms::R
 // uniform over the image), appended to `ops` with the given stage.
 void DrawCutout(SampleRng& rng, int width, int height, const transforms::Cutout& t, bool finished, EraseOps* ops);
 
+// torchvision RandomErasing.make_params on a width x height image: whether to erase (p) and
+// the rectangle; false when not erasing (not drawn, or 10 tries gave no rectangle that fits).
+bool DrawErasing(SampleRng& rng, int width, int height, const transforms::RandomErasing& t, Rect* r);
+
 // One draw of RandomAffine's parameters (RandomRotation draws only the angle), as torchvision's
 // make_params: angle, scale and shears as float32 values, translation rounded to whole pixels.
 struct AffineDraw {

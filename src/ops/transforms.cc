@@ -20,6 +20,7 @@ struct NameOf {
   const char* operator()(const ColorJitter&) const { return "ColorJitter"; }
   const char* operator()(const RandomGrayscale&) const { return "RandomGrayscale"; }
   const char* operator()(const Cutout&) const { return "Cutout"; }
+  const char* operator()(const RandomErasing&) const { return "RandomErasing"; }
   const char* operator()(const Lambda&) const { return "Lambda"; }
   const char* operator()(const Normalize&) const { return "Normalize"; }
 };
@@ -133,6 +134,21 @@ struct Validator {
     if (t.n_holes < 1 || t.n_holes > 16)
       return InvalidArgument("Cutout: n_holes must be in [1, 16], got ", t.n_holes);
     if (t.length <= 0) return InvalidArgument("Cutout: length must be positive, got ", t.length);
+    return Status::OK();
+  }
+  Status operator()(const RandomErasing& t) const {
+    SLUICE_RETURN_IF_ERROR(CheckProbability("RandomErasing", t.p));
+    if (!(t.scale[0] >= 0.0 && t.scale[0] <= t.scale[1] && t.scale[1] <= 1.0))
+      return InvalidArgument("RandomErasing: scale must be (min, max) with 0 <= min <= max <= 1, got (", t.scale[0],
+                             ", ", t.scale[1], ")");
+    if (!(t.ratio[0] > 0.0 && t.ratio[0] <= t.ratio[1] && std::isfinite(t.ratio[1])))
+      return InvalidArgument("RandomErasing: ratio must be (min, max) with 0 < min <= max, got (", t.ratio[0], ", ",
+                             t.ratio[1], ")");
+    for (float v : t.value) {
+      if (!std::isfinite(v)) return InvalidArgument("RandomErasing: value must be finite, got ", v);
+      if (!t.tensor_scale && !(v >= 0.f && v <= 255.f))
+        return InvalidArgument("RandomErasing: value must be in [0, 255] on uint8 pixels (before ToTensor), got ", v);
+    }
     return Status::OK();
   }
   Status operator()(const Lambda& t) const {

@@ -94,14 +94,14 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
                          plan.finished_fns_.empty() ? "" : " and Normalize");
     const bool is_color = std::holds_alternative<ColorJitter>(t) || std::holds_alternative<RandomGrayscale>(t);
     const bool is_flip = std::holds_alternative<RandomHorizontalFlip>(t) || std::holds_alternative<RandomVerticalFlip>(t);
-    const bool is_erase = std::holds_alternative<Cutout>(t);
+    const bool is_erase = std::holds_alternative<Cutout>(t) || std::holds_alternative<RandomErasing>(t);
     if (erase_name != nullptr && !is_erase && !std::holds_alternative<Normalize>(t))
       return Unsupported("transform ", i, ": ", TransformName(t), " after ", erase_name,
                          " is not supported; put erasing after the geometric and colour transforms");
     if (is_erase) {
       if (erase_name == nullptr) erase_name = TransformName(t);
       plan.has_erase_ = true;
-      erase_rects += std::get<Cutout>(t).n_holes;
+      erase_rects += std::holds_alternative<Cutout>(t) ? std::get<Cutout>(t).n_holes : 1;
       if (erase_rects > EraseOps::kMaxRects)
         return Unsupported("transform ", i, ": more than ", EraseOps::kMaxRects, " erased rectangles per sample");
       continue;
@@ -314,6 +314,23 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
       }
     } else if (const auto* cut = std::get_if<Cutout>(&t)) {
       DrawCutout(rng, cur_w(), cur_h(), *cut, normalized, &out->erase);
+    } else if (const auto* er = std::get_if<RandomErasing>(&t)) {
+      Rect box;
+      if (DrawErasing(rng, cur_w(), cur_h(), *er, &box) && out->erase.num < EraseOps::kMaxRects) {
+        EraseRect& e = out->erase.rects[out->erase.num++];
+        e.x0 = box.x, e.y0 = box.y, e.x1 = box.x + box.w, e.y1 = box.y + box.h;
+        e.finished = er->tensor_scale;
+        for (size_t ch = 0; ch < 3; ++ch) {
+          const float value = er->value[ch];
+          if (!er->tensor_scale) {
+            e.pixel[ch] = static_cast<uint8_t>(value);  // as torch casts the value into a uint8 image
+          } else if (!normalized && normalize_) {  // normalized here as Normalize would the tensor
+            e.value[ch] = (value - normalize_->mean[ch]) / normalize_->std[ch];
+          } else {
+            e.value[ch] = value;
+          }
+        }
+      }
     } else if (std::holds_alternative<Normalize>(t)) {
       normalized = true;
     } else if (const auto* gray = std::get_if<RandomGrayscale>(&t)) {

@@ -327,13 +327,16 @@ def test_seed_pipeline_warp_matches_cpu(small_folder, route):
     # evaluates the resized pixels it reads), then the colour + finish kernel, which also erases
     # (Cutout): exact where the decode is, the decoder tolerance elsewhere (doubled, as for the
     # colour steps). A bilinear RandomAffine with fills checks the other filter and erasing (before
-    # Normalize) in the warp kernel; the last list erases in the resize kernel.
+    # Normalize, and RandomErasing on pixels) in the warp kernel; the last list erases (Cutout and
+    # RandomErasing after Normalize) in the resize kernel.
     seed = [ST.Resize(int(64 * 1.2)), ST.RandomRotation(20), ST.RandomCrop(64), ST.RandomHorizontalFlip(),
             ST.ColorJitter(brightness=0.5, contrast=0.5, saturation=0.5, hue=0.3), ST.ToTensor(),
             ST.Normalize([0.5] * 3, [0.5] * 3), ST.Cutout(1, 16)]
     affine = [ST.RandomAffine(30, translate=(0.1, 0.1), scale=(0.8, 1.2), shear=10, interpolation="bilinear",
-                              fill=(20, 40, 60)), ST.CenterCrop(56), ST.Pad(4, fill=200), ST.Cutout(2, 10)]
-    resized = [ST.Resize((48, 40)), ST.Normalize([0.5] * 3, [0.5] * 3), ST.Cutout(3, 12)]
+                              fill=(20, 40, 60)), ST.CenterCrop(56), ST.Pad(4, fill=200), ST.Cutout(2, 10),
+              ST.RandomErasing(p=1.0, value=(7, 8, 9))]
+    resized = [ST.Resize((48, 40)), ST.Normalize([0.5] * 3, [0.5] * 3), ST.Cutout(3, 12),
+               ST.RandomErasing(p=1.0, value=(0.2, 0.4, -0.6))]
     for tf in (seed, affine, resized):
         kw = dict(batch_size=5, shuffle=True, seed=4, dtype="float32", dct_scaling=False)
         cpu = sluice.Loader(small_folder, tf, **kw)
@@ -394,6 +397,34 @@ def test_batch_lambda_runs_on_the_loaders_stream(small_folder):
     assert len(streams) == 1 and not streams & {consumer, torch.cuda.default_stream()}
     assert [s[1:] for s in seen] == [(torch.device("cuda", 0), torch.float32, (n, 3, 48, 48))
                                      for n in (4, 4, 4, 3)]
+
+
+@needs_gpu
+def test_mixup_and_cutmix_match_the_cpu_loader(small_folder):
+    # RandomChoice([CutMix, MixUp]) on the loader's CUDA stream: the same draws as on the CPU
+    # (they depend on seed, epoch, batch index and position only), images within 1e-6 of the CPU
+    # loader's (the same float32 operations), one-hot float32 labels on the GPU, ready on the
+    # consumer's stream.
+    tf = [ST.Resize((48, 48)), ST.RandomHorizontalFlip(), ST.Normalize([0.5] * 3, [0.5] * 3)]
+    choice = ST.RandomChoice([ST.CutMix(num_classes=3), ST.MixUp(alpha=0.5, num_classes=3)])
+    kw = dict(batch_size=4, shuffle=True, seed=9)
+    gpu = sluice.Loader(small_folder, tf + [choice], device="cuda", decode_route="cpu", **kw)
+    cpu = sluice.Loader(small_folder, tf + [choice], **kw)
+    consumer = torch.cuda.Stream()
+    for epoch in range(3):
+        gpu.set_epoch(epoch)
+        cpu.set_epoch(epoch)
+        with torch.cuda.stream(consumer):
+            got = [(x.clone(), y.clone()) for x, y in gpu]
+        torch.cuda.synchronize()
+        want = list(cpu)
+        assert len(got) == len(want) == 4
+        for k, ((x, y), (cx, cy)) in enumerate(zip(got, want)):
+            assert x.is_cuda and y.device == x.device and y.dtype == torch.float32 and y.shape == (len(cy), 3)
+            torch.testing.assert_close(x.cpu(), cx, rtol=0, atol=1e-6, msg=f"epoch {epoch}, batch {k}")
+            torch.testing.assert_close(y.cpu(), cy, rtol=0, atol=1e-6, msg=f"epoch {epoch}, batch {k}")
+    picked = {type(choice.draw(9, e, k, len(tf), 48, 48)["transform"]).__name__ for e in range(3) for k in range(4)}
+    assert picked == {"CutMix", "MixUp"}
 
 
 # --- 3. Bad files behave as on the CPU --------------------------------------------------------

@@ -1,8 +1,8 @@
 #include "kernels/erase/erase_cpu.h"
 
 #include <algorithm>
-#include <cstring>
 
+#include "core/half.h"
 #include "kernels/normalize/normalize_params.h"
 
 namespace sluice {
@@ -17,6 +17,13 @@ bool Clip(const EraseRect& r, int h, int w, EraseRect* out) {
   return out->x0 < out->x1 && out->y0 < out->y1;
 }
 
+template <typename T>
+void Fill(const EraseRect& r, const T value[3], T* out, int h, int w, Layout layout) {
+  for (int y = r.y0; y < r.y1; ++y)
+    for (int c = 0; c < 3; ++c)
+      for (int x = r.x0; x < r.x1; ++x) out[SlotOffset(layout, h, w, c, y, x)] = value[c];
+}
+
 }  // namespace
 
 void ErasePixelsCpu(const EraseOps& ops, const MutableImageView& img) {
@@ -24,25 +31,22 @@ void ErasePixelsCpu(const EraseOps& ops, const MutableImageView& img) {
     EraseRect r;
     if (ops.rects[i].finished || !Clip(ops.rects[i], img.height, img.width, &r)) continue;
     for (int y = r.y0; y < r.y1; ++y)
-      std::memset(img.row(y) + 3 * r.x0, 0, static_cast<size_t>(r.x1 - r.x0) * 3);
+      for (int x = r.x0; x < r.x1; ++x) std::copy(r.pixel, r.pixel + 3, img.row(y) + 3 * x);
   }
 }
 
 void EraseFinishedCpu(const EraseOps& ops, void* sample, int h, int w, DType dtype, Layout layout) {
-  const size_t es = DTypeSize(dtype);  // 0 is all-zero bytes in every dtype
-  auto* out = static_cast<uint8_t*>(sample);
   for (int i = 0; i < ops.num; ++i) {
     EraseRect r;
     if (!ops.rects[i].finished || !Clip(ops.rects[i], h, w, &r)) continue;
-    for (int y = r.y0; y < r.y1; ++y) {
-      if (layout == Layout::kNHWC) {
-        std::memset(out + static_cast<size_t>(SlotOffset(layout, h, w, 0, y, r.x0)) * es, 0,
-                    static_cast<size_t>(r.x1 - r.x0) * 3 * es);
-      } else {
-        for (int c = 0; c < 3; ++c)
-          std::memset(out + static_cast<size_t>(SlotOffset(layout, h, w, c, y, r.x0)) * es, 0,
-                      static_cast<size_t>(r.x1 - r.x0) * es);
-      }
+    if (dtype == DType::kFloat32) {
+      Fill(r, r.value, static_cast<float*>(sample), h, w, layout);
+    } else if (dtype == DType::kFloat16) {
+      const uint16_t v[3] = {FloatToHalfBits(r.value[0]), FloatToHalfBits(r.value[1]), FloatToHalfBits(r.value[2])};
+      Fill(r, v, static_cast<uint16_t*>(sample), h, w, layout);
+    } else {
+      const uint8_t v[3] = {ErasedU8(r.value[0]), ErasedU8(r.value[1]), ErasedU8(r.value[2])};
+      Fill(r, v, static_cast<uint8_t*>(sample), h, w, layout);
     }
   }
 }

@@ -1,5 +1,5 @@
-// CPU erasing (Cutout): the pixel-stage rectangles on an RGB8 image before the finish, and the
-// finished-stage ones on the finished sample after it.
+// CPU erasing (Cutout, RandomErasing): the pixel-stage rectangles on an RGB8 image before the
+// finish, and the finished-stage ones on the finished sample after it.
 //
 // Thread-safety: reentrant.
 #ifndef SLUICE_KERNELS_ERASE_ERASE_CPU_H_
@@ -11,10 +11,10 @@
 
 namespace sluice {
 
-// Zeroes the pixels of the rectangles erased before Normalize.
+// Sets the pixels of the pixel-stage rectangles.
 void ErasePixelsCpu(const EraseOps& ops, const MutableImageView& img);
 
-// Zeroes the elements of the rectangles erased after Normalize in a finished h x w sample.
+// Sets the elements of the finished-stage rectangles in a finished h x w sample.
 void EraseFinishedCpu(const EraseOps& ops, void* sample, int h, int w, DType dtype, Layout layout);
 
 }  // namespace sluice

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "core/half.h"
 #include "kernels/erase/erase_params.h"
 #include "kernels/normalize/normalize_params.h"
 #include "kernels/resize/resize_gpu.h"
@@ -17,14 +18,14 @@ namespace sluice {
 __device__ __forceinline__ void StoreFinished(const GpuFinish& f, void* out, int h, int w, int y, int x,
                                               const uint8_t in[3], const EraseOps* erase = nullptr) {
   uint8_t v[3] = {in[0], in[1], in[2]};
-  const bool zero = erase != nullptr && ErasePixel(*erase, x, y, v);
+  const EraseRect* e = erase != nullptr ? ErasePixel(*erase, x, y, v) : nullptr;
 #pragma unroll
   for (int c = 0; c < 3; ++c) {
     const int64_t o = SlotOffset(f.layout, h, w, c, y, x);
     switch (f.dtype) {
-      case DType::kUInt8: static_cast<uint8_t*>(out)[o] = zero ? 0 : v[c]; break;
-      case DType::kFloat32: static_cast<float*>(out)[o] = zero ? 0.0f : f.lut_f32[c * 256 + v[c]]; break;
-      default: static_cast<uint16_t*>(out)[o] = zero ? 0 : f.lut_f16[c * 256 + v[c]]; break;
+      case DType::kUInt8: static_cast<uint8_t*>(out)[o] = e ? ErasedU8(e->value[c]) : v[c]; break;
+      case DType::kFloat32: static_cast<float*>(out)[o] = e ? e->value[c] : f.lut_f32[c * 256 + v[c]]; break;
+      default: static_cast<uint16_t*>(out)[o] = e ? FloatToHalfBits(e->value[c]) : f.lut_f16[c * 256 + v[c]]; break;
     }
   }
 }
