@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "kernels/gpu_kernel_test_util.h"
 #include "kernels/color/color_cpu.h"
 #include "kernels/normalize/normalize_cpu.h"
 
@@ -52,14 +53,7 @@ std::vector<Case> MakeCases(int count) {
 
 void RunCompare(DType dtype, Layout layout, bool normalize) {
   const std::vector<Case> cases = MakeCases(24);
-  NormalizeParams np;
-  np.dtype = dtype;
-  np.layout = layout;
-  np.normalize = normalize;
-  const float mean[3] = {0.5f, 0.5f, 0.5f}, stdv[3] = {0.5f, 0.5f, 0.5f};
-  for (int c = 0; c < 3; ++c) np.mean[c] = mean[c], np.std[c] = stdv[c];
-  const NormalizeLut lut = NormalizeLut::Build(np);
-  const size_t es = DTypeSize(dtype);
+  const gpu_test::TestFinish fin(dtype, layout, normalize, {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f});
 
   std::vector<std::vector<uint8_t>> expected;
   size_t in_total = 0, out_total = 0;
@@ -67,46 +61,28 @@ void RunCompare(DType dtype, Layout layout, bool normalize) {
     std::vector<uint8_t> px = c.pixels;
     const MutableImageView v{px.data(), c.h, c.w, 3, static_cast<ptrdiff_t>(c.w) * 3};
     ApplyColorCpu(c.ops, v);
-    std::vector<uint8_t> out(px.size() * es);
-    NormalizeCpu(np, lut, v, out.data());
+    std::vector<uint8_t> out(px.size() * fin.element_size());
+    NormalizeCpu(fin.params, fin.lut, v, out.data());
     expected.push_back(std::move(out));
     in_total += px.size();
     out_total += expected.back().size();
   }
-  uint8_t *d_in, *d_out, *d_lut;
-  GpuColorSample* d_desc;
-  CUDA_OK(cudaMalloc(&d_in, in_total));
-  CUDA_OK(cudaMalloc(&d_out, out_total));
-  CUDA_OK(cudaMemset(d_out, 0xA5, out_total));  // poison: every element must be written
-  CUDA_OK(cudaMalloc(&d_desc, sizeof(GpuColorSample) * cases.size()));
-  CUDA_OK(cudaMalloc(&d_lut, sizeof(lut.f32) + sizeof(lut.f16)));
-  CUDA_OK(cudaMemcpy(d_lut, lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(d_lut + sizeof(lut.f32), lut.f16, sizeof(lut.f16), cudaMemcpyHostToDevice));
+  const gpu_test::DeviceBytes d_in(in_total), d_out(out_total, 0xA5), d_desc(sizeof(GpuColorSample) * cases.size());
   std::vector<GpuColorSample> desc(cases.size());
   size_t in_off = 0, out_off = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
-    CUDA_OK(cudaMemcpy(d_in + in_off, cases[i].pixels.data(), cases[i].pixels.size(), cudaMemcpyHostToDevice));
-    desc[i] = GpuColorSample{d_in + in_off, d_out + out_off, cases[i].h, cases[i].w, cases[i].ops};
+    CUDA_OK(cudaMemcpy(d_in.get() + in_off, cases[i].pixels.data(), cases[i].pixels.size(), cudaMemcpyHostToDevice));
+    desc[i] = GpuColorSample{d_in.get() + in_off, d_out.get() + out_off, cases[i].h, cases[i].w, cases[i].ops};
     in_off += cases[i].pixels.size();
     out_off += expected[i].size();
   }
-  CUDA_OK(cudaMemcpy(d_desc, desc.data(), sizeof(GpuColorSample) * desc.size(), cudaMemcpyHostToDevice));
-  const GpuFinish f{dtype, layout, reinterpret_cast<const float*>(d_lut),
-                    reinterpret_cast<const uint16_t*>(d_lut + sizeof(lut.f32))};
-  CUDA_OK(LaunchColorFinish(d_desc, static_cast<int>(cases.size()), f, nullptr));
-  CUDA_OK(cudaDeviceSynchronize());
-  std::vector<uint8_t> got(out_total);
-  CUDA_OK(cudaMemcpy(got.data(), d_out, out_total, cudaMemcpyDeviceToHost));
-  out_off = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    EXPECT_EQ(std::memcmp(got.data() + out_off, expected[i].data(), expected[i].size()), 0)
-        << "sample " << i << " (" << cases[i].w << "x" << cases[i].h << ", " << cases[i].ops.num_steps
-        << " steps) differs, dtype " << DTypeName(dtype) << " layout " << LayoutName(layout);
-    out_off += expected[i].size();
-  }
-  for (void* p : {static_cast<void*>(d_in), static_cast<void*>(d_out), static_cast<void*>(d_desc),
-                  static_cast<void*>(d_lut)})
-    cudaFree(p);
+  CUDA_OK(cudaMemcpy(d_desc.get(), desc.data(), sizeof(GpuColorSample) * desc.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(LaunchColorFinish(d_desc.as<GpuColorSample>(), static_cast<int>(cases.size()), fin.gpu, nullptr));
+  gpu_test::ExpectOutputsEqual(d_out, expected, [&](size_t i) {
+    return "sample " + std::to_string(i) + " (" + std::to_string(cases[i].w) + "x" + std::to_string(cases[i].h) +
+           ", " + std::to_string(cases[i].ops.num_steps) + " steps) differs, dtype " + DTypeName(dtype) + " layout " +
+           LayoutName(layout);
+  });
 }
 
 TEST(ColorGpu, MatchesCpuForEveryDtypeAndLayout) {

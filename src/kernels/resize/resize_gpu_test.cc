@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "kernels/gpu_kernel_test_util.h"
 #include "kernels/normalize/normalize_cpu.h"
 #include "pipeline/plan.h"
 
@@ -52,14 +53,7 @@ std::vector<Case> MakeCases(const std::vector<T::Transform>& transforms, int cou
 
 void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool normalize,
                 bool first_has_short_tiles = false) {
-  NormalizeParams np;
-  np.dtype = dtype;
-  np.layout = layout;
-  np.normalize = normalize;
-  const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
-  for (int c = 0; c < 3; ++c) np.mean[c] = mean[c], np.std[c] = stdv[c];
-  const NormalizeLut lut = NormalizeLut::Build(np);
-  const size_t es = DTypeSize(dtype);
+  const gpu_test::TestFinish fin(dtype, layout, normalize, {0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f});
 
   // CPU reference outputs, and the GPU inputs.
   std::vector<std::vector<uint8_t>> expected;
@@ -69,30 +63,18 @@ void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool
     const ResizeParams& p = c.params;
     std::vector<uint8_t> mid(static_cast<size_t>(p.x.out_len) * p.y.out_len * 3);
     ResizeScratch scratch;
-    ResizeCpu(p, ImageView{c.pixels.data(), c.h, c.w, 3, static_cast<ptrdiff_t>(c.w) * 3},
-              MutableImageView{mid.data(), p.y.out_len, p.x.out_len, 3, static_cast<ptrdiff_t>(p.x.out_len) * 3},
-              &scratch);
-    std::vector<uint8_t> out(mid.size() * es);
-    NormalizeCpu(np, lut, ImageView{mid.data(), p.y.out_len, p.x.out_len, 3, static_cast<ptrdiff_t>(p.x.out_len) * 3},
-                 out.data());
+    const MutableImageView m{mid.data(), p.y.out_len, p.x.out_len, 3, static_cast<ptrdiff_t>(p.x.out_len) * 3};
+    ResizeCpu(p, ImageView{c.pixels.data(), c.h, c.w, 3, static_cast<ptrdiff_t>(c.w) * 3}, m, &scratch);
+    std::vector<uint8_t> out(mid.size() * fin.element_size());
+    NormalizeCpu(fin.params, fin.lut, m, out.data());
     expected.push_back(std::move(out));
     in_total += c.pixels.size();
     out_total += expected.back().size();
     words += ResizeTapWords(p);
   }
 
-  uint8_t *d_in, *d_out, *d_lut;
-  int32_t* d_taps;
-  GpuResizeSample* d_desc;
-  CUDA_OK(cudaMalloc(&d_in, in_total));
-  CUDA_OK(cudaMalloc(&d_out, out_total));
-  CUDA_OK(cudaMemset(d_out, 0xA5, out_total));  // poison: every element must be written
-  CUDA_OK(cudaMalloc(&d_taps, static_cast<size_t>(words) * 4));
-  CUDA_OK(cudaMalloc(&d_desc, sizeof(GpuResizeSample) * cases.size()));
-  CUDA_OK(cudaMalloc(&d_lut, sizeof(lut.f32) + sizeof(lut.f16)));
-  CUDA_OK(cudaMemcpy(d_lut, lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(d_lut + sizeof(lut.f32), lut.f16, sizeof(lut.f16), cudaMemcpyHostToDevice));
-
+  const gpu_test::DeviceBytes d_in(in_total), d_out(out_total, 0xA5), d_taps(static_cast<size_t>(words) * 4),
+      d_desc(sizeof(GpuResizeSample) * cases.size());
   std::vector<int32_t> taps(static_cast<size_t>(words));
   std::vector<GpuResizeSample> desc(cases.size());
   size_t in_off = 0, out_off = 0;
@@ -101,12 +83,12 @@ void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool
   ResizeScratch scratch;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    CUDA_OK(cudaMemcpy(d_in + in_off, c.pixels.data(), c.pixels.size(), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(d_in.get() + in_off, c.pixels.data(), c.pixels.size(), cudaMemcpyHostToDevice));
     GpuResizeSample& d = desc[i];
-    d.in = d_in + in_off;
+    d.in = d_in.get() + in_off;
     d.in_pitch = static_cast<int64_t>(c.w) * 3;
     d.in_h = c.h, d.in_w = c.w;
-    d.out = d_out + out_off;
+    d.out = d_out.get() + out_off;
     d.out_h = c.params.y.out_len, d.out_w = c.params.x.out_len;
     std::memcpy(d.fill, c.params.fill, 3);
     ASSERT_TRUE(PackResizeTaps(c.params, tap_off, taps.data() + tap_off, &scratch, &d).ok());
@@ -118,24 +100,15 @@ void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool
     out_off += expected[i].size();
     tap_off += ResizeTapWords(c.params);
   }
-  CUDA_OK(cudaMemcpy(d_taps, taps.data(), taps.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(d_desc, desc.data(), sizeof(GpuResizeSample) * desc.size(), cudaMemcpyHostToDevice));
-  const GpuFinish f{dtype, layout, reinterpret_cast<const float*>(d_lut),
-                    reinterpret_cast<const uint16_t*>(d_lut + sizeof(lut.f32))};
-  CUDA_OK(LaunchResizeFinish(d_desc, static_cast<int>(cases.size()), max_tiles, d_taps, f, nullptr));
-  CUDA_OK(cudaDeviceSynchronize());
-  std::vector<uint8_t> got(out_total);
-  CUDA_OK(cudaMemcpy(got.data(), d_out, out_total, cudaMemcpyDeviceToHost));
-  out_off = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    EXPECT_EQ(std::memcmp(got.data() + out_off, expected[i].data(), expected[i].size()), 0)
-        << "sample " << i << " (" << cases[i].w << "x" << cases[i].h << " -> " << desc[i].out_w << "x"
-        << desc[i].out_h << ") differs, dtype " << DTypeName(dtype) << " layout " << LayoutName(layout);
-    out_off += expected[i].size();
-  }
-  for (void* p : {static_cast<void*>(d_in), static_cast<void*>(d_out), static_cast<void*>(d_taps),
-                  static_cast<void*>(d_desc), static_cast<void*>(d_lut)})
-    cudaFree(p);
+  CUDA_OK(cudaMemcpy(d_taps.get(), taps.data(), taps.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(d_desc.get(), desc.data(), sizeof(GpuResizeSample) * desc.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(LaunchResizeFinish(d_desc.as<GpuResizeSample>(), static_cast<int>(cases.size()), max_tiles,
+                             d_taps.as<int32_t>(), fin.gpu, nullptr));
+  gpu_test::ExpectOutputsEqual(d_out, expected, [&](size_t i) {
+    return "sample " + std::to_string(i) + " (" + std::to_string(cases[i].w) + "x" + std::to_string(cases[i].h) +
+           " -> " + std::to_string(desc[i].out_w) + "x" + std::to_string(desc[i].out_h) + ") differs, dtype " +
+           DTypeName(dtype) + " layout " + LayoutName(layout);
+  });
 }
 
 class ResizeGpuTest : public ::testing::Test {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "kernels/gpu_kernel_test_util.h"
 #include "kernels/normalize/normalize_cpu.h"
 #include "kernels/warp/warp_cpu.h"
 #include "pipeline/plan.h"
@@ -55,14 +56,7 @@ std::vector<Case> MakeCases(const std::vector<T::Transform>& transforms, int cou
 }
 
 void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool normalize) {
-  NormalizeParams np;
-  np.dtype = dtype;
-  np.layout = layout;
-  np.normalize = normalize;
-  const float mean[3] = {0.5f, 0.5f, 0.5f}, stdv[3] = {0.5f, 0.5f, 0.5f};
-  for (int c = 0; c < 3; ++c) np.mean[c] = mean[c], np.std[c] = stdv[c];
-  const NormalizeLut lut = NormalizeLut::Build(np);
-  const size_t es = DTypeSize(dtype);
+  const gpu_test::TestFinish fin(dtype, layout, normalize, {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f});
 
   std::vector<std::vector<uint8_t>> expected;
   size_t in_total = 0, out_total = 0;
@@ -77,8 +71,8 @@ void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool
     std::vector<uint8_t> warped(static_cast<size_t>(ow) * oh * 3);
     const MutableImageView wv{warped.data(), oh, ow, 3, static_cast<ptrdiff_t>(ow) * 3};
     WarpCpu(c.warp, m, wv);
-    std::vector<uint8_t> out(warped.size() * es);
-    NormalizeCpu(np, lut, wv, out.data());
+    std::vector<uint8_t> out(warped.size() * fin.element_size());
+    NormalizeCpu(fin.params, fin.lut, wv, out.data());
     expected.push_back(std::move(out));
     in_total += c.pixels.size();
     out_total += expected.back().size();
@@ -86,18 +80,8 @@ void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool
     max_pixels = std::max<int64_t>(max_pixels, static_cast<int64_t>(ow) * oh);
   }
 
-  uint8_t *d_in, *d_out, *d_lut;
-  int32_t* d_taps;
-  GpuWarpSample* d_desc;
-  CUDA_OK(cudaMalloc(&d_in, in_total));
-  CUDA_OK(cudaMalloc(&d_out, out_total));
-  CUDA_OK(cudaMemset(d_out, 0xA5, out_total));  // poison: every element must be written
-  CUDA_OK(cudaMalloc(&d_taps, static_cast<size_t>(words) * 4));
-  CUDA_OK(cudaMalloc(&d_desc, sizeof(GpuWarpSample) * cases.size()));
-  CUDA_OK(cudaMalloc(&d_lut, sizeof(lut.f32) + sizeof(lut.f16)));
-  CUDA_OK(cudaMemcpy(d_lut, lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(d_lut + sizeof(lut.f32), lut.f16, sizeof(lut.f16), cudaMemcpyHostToDevice));
-
+  const gpu_test::DeviceBytes d_in(in_total), d_out(out_total, 0xA5), d_taps(static_cast<size_t>(words) * 4),
+      d_desc(sizeof(GpuWarpSample) * cases.size());
   std::vector<int32_t> taps(static_cast<size_t>(words));
   std::vector<GpuWarpSample> desc(cases.size());
   size_t in_off = 0, out_off = 0;
@@ -105,35 +89,25 @@ void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool
   ResizeScratch scratch;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    CUDA_OK(cudaMemcpy(d_in + in_off, c.pixels.data(), c.pixels.size(), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(d_in.get() + in_off, c.pixels.data(), c.pixels.size(), cudaMemcpyHostToDevice));
     GpuWarpSample& d = desc[i];
-    d.in = d_in + in_off;
+    d.in = d_in.get() + in_off;
     d.in_pitch = static_cast<int64_t>(c.w) * 3;
     d.in_h = c.h, d.in_w = c.w;
-    d.out = d_out + out_off;
+    d.out = d_out.get() + out_off;
     PackWarpSample(c.params, c.warp, tap_off, taps.data() + tap_off, &scratch, &d);
     in_off += c.pixels.size();
     out_off += expected[i].size();
     tap_off += ResizeTapWords(c.params);
   }
-  CUDA_OK(cudaMemcpy(d_taps, taps.data(), taps.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(d_desc, desc.data(), sizeof(GpuWarpSample) * desc.size(), cudaMemcpyHostToDevice));
-  const GpuFinish f{dtype, layout, reinterpret_cast<const float*>(d_lut),
-                    reinterpret_cast<const uint16_t*>(d_lut + sizeof(lut.f32))};
-  CUDA_OK(LaunchWarpFinish(d_desc, static_cast<int>(cases.size()), max_pixels, d_taps, f, nullptr));
-  CUDA_OK(cudaDeviceSynchronize());
-  std::vector<uint8_t> got(out_total);
-  CUDA_OK(cudaMemcpy(got.data(), d_out, out_total, cudaMemcpyDeviceToHost));
-  out_off = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    EXPECT_EQ(std::memcmp(got.data() + out_off, expected[i].data(), expected[i].size()), 0)
-        << "sample " << i << " (" << cases[i].w << "x" << cases[i].h << ") differs, dtype " << DTypeName(dtype)
-        << " layout " << LayoutName(layout);
-    out_off += expected[i].size();
-  }
-  for (void* p : {static_cast<void*>(d_in), static_cast<void*>(d_out), static_cast<void*>(d_taps),
-                  static_cast<void*>(d_desc), static_cast<void*>(d_lut)})
-    cudaFree(p);
+  CUDA_OK(cudaMemcpy(d_taps.get(), taps.data(), taps.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(d_desc.get(), desc.data(), sizeof(GpuWarpSample) * desc.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(LaunchWarpFinish(d_desc.as<GpuWarpSample>(), static_cast<int>(cases.size()), max_pixels,
+                           d_taps.as<int32_t>(), fin.gpu, nullptr));
+  gpu_test::ExpectOutputsEqual(d_out, expected, [&](size_t i) {
+    return "sample " + std::to_string(i) + " (" + std::to_string(cases[i].w) + "x" + std::to_string(cases[i].h) +
+           ") differs, dtype " + DTypeName(dtype) + " layout " + LayoutName(layout);
+  });
 }
 
 class WarpGpuTest : public ::testing::Test {
