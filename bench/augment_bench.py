@@ -50,8 +50,6 @@ import itertools
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -64,7 +62,8 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from gpu_bench import GpuMemoryPoller, cpu_jiffies, dataset_info, machine_info  # noqa: E402
+from gpu_bench import (GpuMemoryPoller, cpu_jiffies, dataset_info, machine_info,  # noqa: E402
+                       run_row_process)
 
 WARMUP, MIN_BATCHES = 3, 6  # as gpu_bench
 GPU = "cuda"  # --dry-run makes it "cpu"
@@ -372,33 +371,7 @@ def spawn_row(name: str, data: str, args, tmp: str) -> dict:
     for k in ROW_FLAGS:
         cmd += ["--" + k.replace("_", "-"), str(getattr(args, k))]
     cmd += (["--dry-run"] if args.dry_run else []) + (["--routes"] if args.routes else [])
-    out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
-    t0 = time.perf_counter()
-    with open(out_path, "w") as out, open(err_path, "w") as err:  # files, not pipes: workers may linger
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, start_new_session=True)
-        try:
-            p.wait(timeout=args.timeout)
-        except subprocess.TimeoutExpired:
-            pass
-        timed_out = p.poll() is None
-        try:  # the row's whole process group, its DataLoader workers included
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait()
-    with open(out_path) as out, open(err_path, errors="replace") as err:
-        lines, stderr_tail = [ln for ln in out if ln.startswith("{")], err.read()[-2000:]
-    if lines:
-        result = json.loads(lines[-1])
-        if timed_out:
-            result["note"] = f"measured, then did not exit within {args.timeout:g} s"
-    elif timed_out:
-        result = {"error": "timeout"}
-    else:
-        result = {"error": f"exit {p.returncode}: " + (stderr_tail.strip().splitlines() or [""])[-1]}
-    if "error" in result:
-        result["stderr_tail"] = stderr_tail
-    return {"row": name, "wall_seconds": time.perf_counter() - t0, **result}
+    return run_row_process(name, cmd, args.timeout, tmp)
 
 
 def kernels_cell(r: dict) -> str:

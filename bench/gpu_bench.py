@@ -278,13 +278,18 @@ def run_row(name: str, data: str, seconds: float) -> dict:
 # ----------------------------------------------------------------------------- parent
 def spawn_row(name: str, data: str, args, tmp: str) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--_row", name, data, "--seconds", str(args.seconds)]
+    return run_row_process(name, cmd + (["--dry-run"] if args.dry_run else []), args.timeout, tmp)
+
+
+def run_row_process(name: str, cmd: list, timeout: float, tmp: str) -> dict:
+    """Runs one row's process (`cmd`) with a time limit, kills its process group (DataLoader
+    workers included) and returns the last JSON line it printed, or the error."""
     out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
     t0 = time.perf_counter()
     with open(out_path, "w") as out, open(err_path, "w") as err:  # files, not pipes: workers may linger
-        p = subprocess.Popen(cmd + (["--dry-run"] if args.dry_run else []), stdout=out, stderr=err,
-                             start_new_session=True)
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, start_new_session=True)
         try:
-            p.wait(timeout=args.timeout)
+            p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             pass
         timed_out = p.poll() is None
@@ -298,7 +303,7 @@ def spawn_row(name: str, data: str, args, tmp: str) -> dict:
     if lines:
         result = json.loads(lines[-1])
         if timed_out:
-            result["note"] = f"measured, then did not exit within {args.timeout:g} s"
+            result["note"] = f"measured, then did not exit within {timeout:g} s"
     elif timed_out:
         result = {"error": "timeout"}
     else:

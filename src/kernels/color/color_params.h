@@ -35,21 +35,8 @@ struct ColorOps {
 
 namespace color {
 
-SLUICE_HD float Mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-SLUICE_HD float Add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+using hd::Add;
+using hd::Mul;
 
 SLUICE_HD float Clamp(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 

@@ -48,22 +48,6 @@ struct WarpParams {
 
 namespace warp {
 
-SLUICE_HD double Mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-SLUICE_HD double Add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
 // Round half to even (torch.round and nearbyint in the default rounding mode).
 SLUICE_HD double RoundEven(double v) {
 #if defined(__CUDA_ARCH__)
@@ -84,8 +68,8 @@ SLUICE_HD uint8_t ToU8(double v) {
 SLUICE_HD void WarpSourcePoint(const WarpParams& p, int j, int i, double* sx, double* sy) {
   const double cx = 0.5 * (p.src_w - 1), cy = 0.5 * (p.src_h - 1);
   const double xb = j - cx, yb = i - cy;  // exact
-  using warp::Add;
-  using warp::Mul;
+  using hd::Add;
+  using hd::Mul;
   *sx = Add(Add(Add(Mul(p.m[0], xb), Mul(p.m[1], yb)), p.m[2]), cx);
   *sy = Add(Add(Add(Mul(p.m[3], xb), Mul(p.m[4], yb)), p.m[5]), cy);
 }
@@ -110,8 +94,8 @@ SLUICE_HD void WarpPixel(const WarpParams& p, int k, int l, const Fetch& fetch, 
     }
     return;
   }
-  using warp::Add;
-  using warp::Mul;
+  using hd::Add;
+  using hd::Mul;
   // Bilinear, in grid_sample's order: north-west, north-east, south-west, south-east.
   const double fx = std::floor(sx), fy = std::floor(sy);
   const double wx[2] = {Add(Add(fx, 1.0), -sx), Add(sx, -fx)};
