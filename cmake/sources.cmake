@@ -21,6 +21,8 @@ set(SLUICE_SOURCES
   src/kernels/color/color_cpu.cc
   src/kernels/warp/warp_cpu.cc
   src/kernels/erase/erase_cpu.cc
+  src/kernels/filter/filter_cpu.cc
+  src/kernels/noise/noise_cpu.cc
   src/ops/transforms.cc
   src/ops/transform_ops.cc
   src/pipeline/plan.cc
@@ -43,6 +45,7 @@ set(SLUICE_CUDA_SOURCES
   src/kernels/resize/resize_gpu.cu
   src/kernels/color/color_gpu.cu
   src/kernels/warp/warp_gpu.cu
+  src/kernels/filter/filter_gpu.cu
   src/pipeline/gpu_executor.cc
 )
 set(SLUICE_NO_CUDA_SOURCES

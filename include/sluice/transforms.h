@@ -120,6 +120,35 @@ struct RandomGrayscale {
   double p = 0.1;
 };
 
+// torchvision's GaussianBlur: sigma drawn uniformly from `sigma` per sample (the same on both
+// axes); a kernel_w x kernel_h kernel (odd sizes, at most 63), reflect padding. A pixel-stage
+// transform, placed like ColorJitter (after the crops, resizes and padding).
+struct GaussianBlur {
+  int kernel_w = 3, kernel_h = 3;
+  std::array<double, 2> sigma = {0.1, 2.0};
+};
+
+// torchvision's RandAugment on uint8 images: num_ops ops drawn uniformly from its 14 (Identity,
+// ShearX/Y, TranslateX/Y, Rotate, Brightness, Color, Contrast, Sharpness, Posterize, Solarize,
+// AutoContrast, Equalize), each at bin `magnitude` of num_magnitude_bins, with a random sign
+// for the signed ones. Geometric ops use `interpolation` (kNearest or kBilinear) and `fill`.
+// A pixel-stage transform, placed like ColorJitter; no flip may follow it.
+struct RandAugment {
+  int num_ops = 2;
+  int magnitude = 9;
+  int num_magnitude_bins = 31;
+  Interpolation interpolation = Interpolation::kNearest;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+};
+
+// torchvision's TrivialAugmentWide: one op from the same 14, at a magnitude bin drawn uniformly,
+// with its wider ranges. Placement as RandAugment.
+struct TrivialAugmentWide {
+  int num_magnitude_bins = 31;
+  Interpolation interpolation = Interpolation::kNearest;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+};
+
 // Cutout (DeVries and Taylor, 2017): n_holes squares of side `length` (clipped at the image's
 // edges; square [y - length/2, y + length/2) x [x - length/2, x + length/2)), centres drawn
 // uniformly over the image, zeroed: after Normalize the output is 0 there (the reference code
@@ -141,6 +170,30 @@ struct RandomErasing {
   std::array<double, 2> ratio = {0.3, 3.3};
   std::array<float, 3> value = {0.f, 0.f, 0.f};
   bool tensor_scale = true;
+};
+
+// DALI's grid_mask: zeroes a grid of squares. The plane is cut into tiles of side `tile` pixels
+// (rotated by `angle` radians about the top-left pixel, then shifted by shift_x, shift_y pixels);
+// in each tile a square of side ratio * tile is black. Before Normalize the pixels become 0; after it the output
+// is 0 (as Cutout). Each of tile, angle, shift_x, shift_y is drawn uniformly per sample from its
+// range (equal ends: fixed, DALI's arguments). Comes after the geometric and colour transforms.
+struct GridMask {
+  std::array<int, 2> tile = {100, 100};
+  double ratio = 0.5;
+  std::array<double, 2> angle = {0.0, 0.0};
+  std::array<double, 2> shift_x = {0.0, 0.0};
+  std::array<double, 2> shift_y = {0.0, 0.0};
+};
+
+// torchvision's GaussianNoise on the float tensor (after ToTensor): x + mean + sigma * N(0, 1)
+// per element, clamped to [0, 1] when `clip`. Before Normalize it acts on [0, 1] values; after
+// it, on normalized ones (and clip still means [0, 1], as torchvision). The noise comes from the
+// loader's seed (a counter-based generator per element), not from torch's. The output dtype must
+// be float. Comes after the geometric and colour transforms, before any erasing.
+struct GaussianNoise {
+  double mean = 0.0;
+  double sigma = 0.1;
+  bool clip = true;
 };
 
 // A user function run on each sample on the loader's CPU threads (torchvision's Lambda). It
@@ -169,7 +222,8 @@ struct Normalize {
 
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
                                RandomVerticalFlip, Pad, RandomRotation, RandomAffine, ColorJitter,
-                               RandomGrayscale, Cutout, RandomErasing, Normalize, Lambda>;
+                               RandomGrayscale, GaussianBlur, RandAugment, TrivialAugmentWide, Cutout,
+                               RandomErasing, GridMask, GaussianNoise, Normalize, Lambda>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

@@ -40,6 +40,11 @@ __all__ = [
     "RandomErasing",
     "ColorJitter",
     "RandomGrayscale",
+    "GaussianBlur",
+    "RandAugment",
+    "TrivialAugmentWide",
+    "GridMask",
+    "GaussianNoise",
     "ToTensor",
     "Normalize",
     "Lambda",
@@ -468,6 +473,161 @@ class RandomGrayscale(Transform):
     def _spec(self):
         s = _C.RandomGrayscale()
         s.p = self.p
+        return s
+
+
+class GaussianBlur(Transform):
+    """torchvision's ``GaussianBlur``: a Gaussian kernel of ``kernel_size`` (an odd int, or
+    (width, height), at most 63) with sigma drawn uniformly from ``sigma`` (a number, or
+    ``(min, max)``) per sample, reflect padding. Runs on the uint8 image like the colour
+    transforms (on the GPU, one kernel per batch); put it after the crops and resizes."""
+
+    def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        owner = "GaussianBlur"
+        if _is_int(kernel_size):
+            ks = (int(kernel_size), int(kernel_size))
+        elif (isinstance(kernel_size, Sequence) and len(kernel_size) in (1, 2)
+              and all(_is_int(k) for k in kernel_size)):
+            ks = (int(kernel_size[0]), int(kernel_size[-1]))
+        else:
+            raise TypeError(f"{owner}: kernel_size must be an int or a sequence of two ints, got {kernel_size!r}")
+        if not all(k > 0 and k % 2 == 1 for k in ks):
+            raise ValueError(f"{owner}: kernel_size values should be odd and positive, got {kernel_size!r}")
+        if max(ks) > 63:
+            raise ValueError(f"{owner}: kernel_size values of at most 63 are supported, got {kernel_size!r}")
+        if isinstance(sigma, numbers.Real) and not isinstance(sigma, bool):
+            sg = (float(sigma), float(sigma))
+            if not sg[0] > 0:
+                raise ValueError(f"{owner}: if sigma is a single number, it must be positive, got {sigma!r}")
+        elif (isinstance(sigma, Sequence) and len(sigma) in (1, 2)
+              and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in sigma)):
+            sg = (float(sigma[0]), float(sigma[-1]))
+        else:
+            raise TypeError(f"{owner}: sigma must be a number or a sequence of two numbers, got {sigma!r}")
+        if not (0.0 < sg[0] <= sg[1] and math.isfinite(sg[1])):
+            raise ValueError(f"{owner}: sigma values should be positive and of the form (min, max), got {sigma!r}")
+        self.kernel_size, self.sigma = ks, sg
+
+    def _spec(self):
+        s = _C.GaussianBlur()
+        s.kernel_w, s.kernel_h = self.kernel_size
+        s.sigma = self.sigma
+        return s
+
+
+def _augment_args(owner: str, num_magnitude_bins: Any, interpolation: Any, fill: Any):
+    if not _is_int(num_magnitude_bins) or num_magnitude_bins < 2:
+        raise ValueError(f"{owner}: num_magnitude_bins must be an int of at least 2, got {num_magnitude_bins!r}")
+    return _warp_interpolation(owner, interpolation), _fill(owner, 0 if fill is None else fill)
+
+
+class RandAugment(Transform):
+    """torchvision's ``RandAugment`` on the uint8 image: ``num_ops`` ops drawn per sample from its
+    14 (Identity, ShearX, ShearY, TranslateX, TranslateY, Rotate, Brightness, Color, Contrast,
+    Sharpness, Posterize, Solarize, AutoContrast, Equalize), each at bin ``magnitude`` of
+    ``num_magnitude_bins`` with torchvision's magnitudes and random signs. Shears, translations
+    and rotations use ``interpolation`` (NEAREST or BILINEAR) and ``fill``. Put it after the crops,
+    resizes and flips (no flip may follow it); on the GPU each op is at most two kernels."""
+
+    def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
+                 interpolation=InterpolationMode.NEAREST, fill=None):
+        owner = "RandAugment"
+        if not _is_int(num_ops) or not 0 <= num_ops <= 4:
+            raise ValueError(f"{owner}: num_ops must be an int in [0, 4], got {num_ops!r}")
+        self._interp, self._fill = _augment_args(owner, num_magnitude_bins, interpolation, fill)
+        if not _is_int(magnitude) or not 0 <= magnitude < num_magnitude_bins:
+            raise ValueError(f"{owner}: magnitude must be an int in [0, num_magnitude_bins - 1] = "
+                             f"[0, {num_magnitude_bins - 1}], got {magnitude!r}")
+        self.num_ops, self.magnitude, self.num_magnitude_bins = int(num_ops), int(magnitude), int(num_magnitude_bins)
+        self.interpolation, self.fill = interpolation, fill
+
+    def _spec(self):
+        s = _C.RandAugment()
+        s.num_ops, s.magnitude, s.num_magnitude_bins = self.num_ops, self.magnitude, self.num_magnitude_bins
+        s.interpolation, s.fill = self._interp, self._fill
+        return s
+
+
+class TrivialAugmentWide(Transform):
+    """torchvision's ``TrivialAugmentWide``: one op per sample from RandAugment's 14, at a
+    magnitude bin drawn uniformly from ``num_magnitude_bins``, with the wide ranges. Placement,
+    ``interpolation`` and ``fill`` as :class:`RandAugment`."""
+
+    def __init__(self, num_magnitude_bins: int = 31, interpolation=InterpolationMode.NEAREST, fill=None):
+        self._interp, self._fill = _augment_args("TrivialAugmentWide", num_magnitude_bins, interpolation, fill)
+        self.num_magnitude_bins, self.interpolation, self.fill = int(num_magnitude_bins), interpolation, fill
+
+    def _spec(self):
+        s = _C.TrivialAugmentWide()
+        s.num_magnitude_bins, s.interpolation, s.fill = self.num_magnitude_bins, self._interp, self._fill
+        return s
+
+
+def _range(owner: str, name: str, value: Any) -> tuple[float, float]:
+    """A number v gives (v, v) (fixed); a pair is (min, max) drawn uniformly per sample."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        lo = hi = float(value)
+    elif (isinstance(value, Sequence) and len(value) == 2
+          and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value)):
+        lo, hi = float(value[0]), float(value[1])
+    else:
+        raise TypeError(f"{owner}: {name} must be a number or a (min, max) pair, got {value!r}")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise ValueError(f"{owner}: {name} must be finite with min <= max, got {value!r}")
+    return lo, hi
+
+
+class GridMask(Transform):
+    """DALI's ``grid_mask``: zeroes a grid of squares. Tiles of side ``tile`` pixels, rotated by
+    ``angle`` radians about the top-left pixel and shifted by ``shift_x``, ``shift_y`` pixels; in
+    each tile a square of side ``ratio * tile`` is black. ``tile``, ``angle``, ``shift_x`` and
+    ``shift_y`` are each a number (fixed, as DALI's arguments) or a ``(min, max)`` range drawn
+    uniformly per sample. Before ``Normalize`` the pixels become 0; after it the output is 0
+    there (as :class:`Cutout`). Runs in the finish step; put it after the geometric and colour
+    transforms."""
+
+    def __init__(self, tile=100, ratio: float = 0.5, angle=0.0, shift_x=0.0, shift_y=0.0):
+        owner = "GridMask"
+        if _is_int(tile):
+            tl = (int(tile), int(tile))
+        elif isinstance(tile, Sequence) and len(tile) == 2 and all(_is_int(v) for v in tile):
+            tl = (int(tile[0]), int(tile[1]))
+        else:
+            raise TypeError(f"{owner}: tile must be an int or a (min, max) pair of ints, got {tile!r}")
+        if not 0 < tl[0] <= tl[1]:
+            raise ValueError(f"{owner}: tile must be positive, with min <= max, got {tile!r}")
+        if not isinstance(ratio, numbers.Real) or isinstance(ratio, bool) or not 0.0 <= ratio <= 1.0:
+            raise ValueError(f"{owner}: ratio must be a number in [0, 1], got {ratio!r}")
+        self.tile, self.ratio = tl, float(ratio)
+        self.angle = _range(owner, "angle", angle)
+        self.shift_x = _range(owner, "shift_x", shift_x)
+        self.shift_y = _range(owner, "shift_y", shift_y)
+
+    def _spec(self):
+        s = _C.GridMask()
+        s.tile, s.ratio, s.angle, s.shift_x, s.shift_y = self.tile, self.ratio, self.angle, self.shift_x, self.shift_y
+        return s
+
+
+class GaussianNoise(Transform):
+    """torchvision's ``GaussianNoise`` on the float tensor: ``x + mean + sigma * N(0, 1)`` per
+    element, clamped to [0, 1] when ``clip``. Put it after ``ToTensor`` (before ``Normalize`` it
+    acts on [0, 1] values, after it on normalized ones, as torchvision) and before any erasing.
+    The noise comes from the loader's seed (per sample and element), not torch's generator. Runs
+    in the finish step; needs a float ``dtype``."""
+
+    def __init__(self, mean: float = 0.0, sigma: float = 0.1, clip: bool = True):
+        owner = "GaussianNoise"
+        for name, v in (("mean", mean), ("sigma", sigma)):
+            if not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(v):
+                raise ValueError(f"{owner}: {name} must be a finite number, got {v!r}")
+        if sigma < 0:
+            raise ValueError(f"{owner}: sigma shouldn't be negative, got {sigma!r}")
+        self.mean, self.sigma, self.clip = float(mean), float(sigma), bool(clip)
+
+    def _spec(self):
+        s = _C.GaussianNoise()
+        s.mean, s.sigma, s.clip = self.mean, self.sigma, self.clip
         return s
 
 
@@ -916,6 +1076,9 @@ def compile_specs(transforms: Sequence[Transform], as_torch: bool, holders: list
         if isinstance(t, RandomErasing):  # its value is in the scale of the sample there
             specs.append(t._spec_at(finished))
             continue
+        if isinstance(t, GaussianNoise) and not finished:
+            raise ValueError("GaussianNoise before ToTensor is not supported: it adds noise to the float "
+                             "tensor; put it after ToTensor")
         spec = t._spec()
         if spec is not None:
             specs.append(spec)

@@ -153,17 +153,68 @@ void RegisterCodec(nb::module_& m) {
       [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed,
          uint64_t epoch, uint64_t index) {
         const SampleGeometry g = DrawSample(std::move(list), width, height, SampleKey{seed, epoch, index});
-        static const char* kNames[] = {"brightness", "contrast", "saturation", "hue", "grayscale"};
+        static const char* kNames[] = {"brightness", "contrast", "saturation", "hue", "grayscale",
+                                       "posterize", "solarize", "autocontrast", "equalize"};
         nb::list out;
-        for (int i = 0; i < g.color.num_steps; ++i) {
-          const ColorStep& s = g.color.steps[i];
-          out.append(nb::make_tuple(kNames[static_cast<int>(s.kind)], s.factor));
+        auto colors = [&](const ColorOps& ops) {
+          for (int i = 0; i < ops.num_steps; ++i) {
+            const ColorStep& s = ops.steps[i];
+            out.append(nb::make_tuple(kNames[static_cast<int>(s.kind)], s.factor));
+          }
+        };
+        for (int k = 0; k < g.passes.num; ++k) {
+          colors(g.passes.before[k]);
+          const FilterStep& f = g.passes.filters[k];
+          if (f.kind == FilterKind::kGaussianBlur) {
+            out.append(nb::make_tuple("gaussian_blur", f.sigma, nb::make_tuple(f.kx, f.ky)));
+          } else if (f.kind == FilterKind::kSharpness) {
+            out.append(nb::make_tuple("sharpness", 1.0 - static_cast<double>(f.alpha)));
+          } else {
+            const WarpParams& w = f.warp;
+            out.append(nb::make_tuple("affine", nb::make_tuple(w.m[0], w.m[1], w.m[2], w.m[3], w.m[4], w.m[5]),
+                                      w.filter == WarpFilter::kNearest ? "nearest" : "bilinear"));
+          }
+        }
+        colors(g.color);
+        return out;
+      },
+      nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
+      nb::arg("epoch") = 0, nb::arg("index") = 0,
+      "The per-sample pixel steps the loader would draw, in the order they run: (name, factor) for "
+      "colour steps (posterize: its bit mask; solarize: its threshold), ('gaussian_blur', sigma, "
+      "(kx, ky)), ('sharpness', factor), ('affine', inverse matrix, filter).");
+
+  m.def(
+      "draw_augment",
+      [](std::vector<transforms::Transform> list, int width, int height, uint64_t seed, uint64_t epoch,
+         uint64_t index) {
+        // Each RandAugment / TrivialAugmentWide's ops, drawn from its own stream, for the image it
+        // is given (the size the list's geometry gives; pixel-stage ops keep it).
+        const SampleGeometry g = DrawSample(list, width, height, SampleKey{seed, epoch, index});
+        const int last = g.num_segments - 1;
+        const int w = g.out_width(last), h = g.out_height(last);
+        nb::list out;
+        for (size_t i = 0; i < list.size(); ++i) {
+          SampleRng rng(seed, epoch, index, static_cast<uint32_t>(i));
+          nb::list ops;
+          if (const auto* ra = std::get_if<transforms::RandAugment>(&list[i])) {
+            AugmentDraw d[8];
+            const int n = DrawRandAugment(rng, w, h, *ra, d);
+            for (int k = 0; k < n; ++k) ops.append(nb::make_tuple(AugmentOpName(d[k].op), d[k].magnitude));
+          } else if (const auto* ta = std::get_if<transforms::TrivialAugmentWide>(&list[i])) {
+            const AugmentDraw d = DrawTrivialAugment(rng, *ta);
+            ops.append(nb::make_tuple(AugmentOpName(d.op), d.magnitude));
+          } else {
+            continue;
+          }
+          out.append(ops);
         }
         return out;
       },
       nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
       nb::arg("epoch") = 0, nb::arg("index") = 0,
-      "The per-sample colour steps the loader would draw: (name, factor) in the order they run.");
+      "The ops each RandAugment and TrivialAugmentWide of the list draws for a sample, in list order: "
+      "a list of (torchvision op name, signed magnitude) per transform.");
 
   m.def(
       "draw_erase",

@@ -117,6 +117,35 @@ void RegisterTransforms(nb::module_& m) {
   nb::class_<RandomGrayscale>(t, "RandomGrayscale")
       .def(nb::init<>())
       .def_rw("p", &RandomGrayscale::p);
+  nb::class_<GaussianBlur>(t, "GaussianBlur")
+      .def(nb::init<>())
+      .def_rw("kernel_w", &GaussianBlur::kernel_w)
+      .def_rw("kernel_h", &GaussianBlur::kernel_h)
+      .def_rw("sigma", &GaussianBlur::sigma);
+  nb::class_<RandAugment>(t, "RandAugment")
+      .def(nb::init<>())
+      .def_rw("num_ops", &RandAugment::num_ops)
+      .def_rw("magnitude", &RandAugment::magnitude)
+      .def_rw("num_magnitude_bins", &RandAugment::num_magnitude_bins)
+      .def_rw("interpolation", &RandAugment::interpolation)
+      .def_rw("fill", &RandAugment::fill);
+  nb::class_<TrivialAugmentWide>(t, "TrivialAugmentWide")
+      .def(nb::init<>())
+      .def_rw("num_magnitude_bins", &TrivialAugmentWide::num_magnitude_bins)
+      .def_rw("interpolation", &TrivialAugmentWide::interpolation)
+      .def_rw("fill", &TrivialAugmentWide::fill);
+  nb::class_<GridMask>(t, "GridMask")
+      .def(nb::init<>())
+      .def_rw("tile", &GridMask::tile)
+      .def_rw("ratio", &GridMask::ratio)
+      .def_rw("angle", &GridMask::angle)
+      .def_rw("shift_x", &GridMask::shift_x)
+      .def_rw("shift_y", &GridMask::shift_y);
+  nb::class_<GaussianNoise>(t, "GaussianNoise")
+      .def(nb::init<>())
+      .def_rw("mean", &GaussianNoise::mean)
+      .def_rw("sigma", &GaussianNoise::sigma)
+      .def_rw("clip", &GaussianNoise::clip);
   nb::class_<Cutout>(t, "Cutout")
       .def(nb::init<>())
       .def_rw("n_holes", &Cutout::n_holes)

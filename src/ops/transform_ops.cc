@@ -167,4 +167,173 @@ void InverseAffineMatrix(const AffineDraw& d, int width, int height, const doubl
   m[5] = 0.0 + (cy - m[3] * ctx - m[4] * cty);
 }
 
+void GaussianKernel1d(int size, float sigma, float* weights) {
+  const float lim = static_cast<float>((size - 1) / (2.0 * std::sqrt(2.0)));
+  // torch.linspace: start + i * step for the first half, end - (size - 1 - i) * step after.
+  const float step = size > 1 ? (lim - -lim) / static_cast<float>(size - 1) : 0.0f;
+  float sum = 0.0f;
+  for (int i = 0; i < size; ++i) {
+    const float x = i < size / 2 ? -lim + step * static_cast<float>(i) : lim - step * static_cast<float>(size - 1 - i);
+    const float q = x / sigma;
+    weights[i] = std::exp(-(q * q));  // the largest exponent is 0 (the centre), so softmax's shift is a no-op
+    sum += weights[i];
+  }
+  for (int i = 0; i < size; ++i) weights[i] /= sum;
+}
+
+FilterStep DrawGaussianBlur(SampleRng& rng, const transforms::GaussianBlur& t) {
+  FilterStep f;
+  f.kind = FilterKind::kGaussianBlur;
+  const float sigma = static_cast<float>(rng.Uniform(t.sigma[0], t.sigma[1]));
+  f.sigma = sigma;
+  f.kx = t.kernel_w;
+  f.ky = t.kernel_h;
+  GaussianKernel1d(f.kx, sigma, f.wx);
+  GaussianKernel1d(f.ky, sigma, f.wy);
+  return f;
+}
+
+const char* AugmentOpName(AugmentOp op) {
+  static const char* kNames[kNumAugmentOps] = {
+      "Identity", "ShearX",     "ShearY",    "TranslateX", "TranslateY", "Rotate",       "Brightness",
+      "Color",    "Contrast",   "Sharpness", "Posterize",  "Solarize",   "AutoContrast", "Equalize"};
+  return kNames[static_cast<int>(op)];
+}
+
+float LinspaceF32(double start, double end, int n, int i) {
+  const float s = static_cast<float>(start), e = static_cast<float>(end);
+  if (n == 1) return s;
+  const float step = (e - s) / static_cast<float>(n - 1);
+  return i < n / 2 ? std::fmaf(step, static_cast<float>(i), s) : std::fmaf(-step, static_cast<float>(n - 1 - i), e);
+}
+
+namespace {
+
+bool Signed(AugmentOp op) {
+  return op != AugmentOp::kIdentity && op != AugmentOp::kPosterize && op != AugmentOp::kSolarize &&
+         op != AugmentOp::kAutoContrast && op != AugmentOp::kEqualize;
+}
+
+bool HasMagnitudes(AugmentOp op) {
+  return op != AugmentOp::kIdentity && op != AugmentOp::kAutoContrast && op != AugmentOp::kEqualize;
+}
+
+// Bin `bin` of an op's magnitude table (torchvision's _AUGMENTATION_SPACE): RandAugment's, or
+// TrivialAugmentWide's (`wide`), for a width x height image.
+double Magnitude(AugmentOp op, bool wide, int bins, int bin, int width, int height) {
+  switch (op) {
+    case AugmentOp::kShearX:
+    case AugmentOp::kShearY: return LinspaceF32(0.0, wide ? 0.99 : 0.3, bins, bin);
+    case AugmentOp::kTranslateX: return LinspaceF32(0.0, wide ? 32.0 : 150.0 / 331.0 * width, bins, bin);
+    case AugmentOp::kTranslateY: return LinspaceF32(0.0, wide ? 32.0 : 150.0 / 331.0 * height, bins, bin);
+    case AugmentOp::kRotate: return LinspaceF32(0.0, wide ? 135.0 : 30.0, bins, bin);
+    case AugmentOp::kBrightness:
+    case AugmentOp::kColor:
+    case AugmentOp::kContrast:
+    case AugmentOp::kSharpness: return LinspaceF32(0.0, wide ? 0.99 : 0.9, bins, bin);
+    case AugmentOp::kPosterize: {
+      // (8 - (arange(bins) / ((bins - 1) / d))).round().int(), in float32, d = 4 (6 when wide)
+      const float q = static_cast<float>(bin) / static_cast<float>((bins - 1) / (wide ? 6.0 : 4.0));
+      return static_cast<int>(std::nearbyint(8.0f - q));
+    }
+    case AugmentOp::kSolarize: return LinspaceF32(1.0, 0.0, bins, bin);
+    default: return 0.0;
+  }
+}
+
+AugmentDraw DrawAugmentOp(SampleRng& rng, bool wide, int bins, int magnitude_bin, int width, int height) {
+  AugmentDraw d;
+  d.op = static_cast<AugmentOp>(rng.RandInt(0, kNumAugmentOps));
+  if (!HasMagnitudes(d.op)) return d;
+  const int bin = magnitude_bin >= 0 ? magnitude_bin : static_cast<int>(rng.RandInt(0, bins));
+  d.magnitude = Magnitude(d.op, wide, bins, bin, width, height);
+  if (Signed(d.op) && rng.Uniform01() <= 0.5) d.magnitude = -d.magnitude;
+  return d;
+}
+
+}  // namespace
+
+int DrawRandAugment(SampleRng& rng, int width, int height, const transforms::RandAugment& t, AugmentDraw* out) {
+  for (int i = 0; i < t.num_ops; ++i)
+    out[i] = DrawAugmentOp(rng, false, t.num_magnitude_bins, t.magnitude, width, height);
+  return t.num_ops;
+}
+
+AugmentDraw DrawTrivialAugment(SampleRng& rng, const transforms::TrivialAugmentWide& t) {
+  return DrawAugmentOp(rng, true, t.num_magnitude_bins, -1, 0, 0);
+}
+
+AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transforms::Interpolation interpolation,
+                          const std::array<uint8_t, 3>& fill) {
+  AugmentStep s;
+  const double m = d.magnitude;
+  auto color = [&s](ColorKind kind, double factor) {
+    s.type = AugmentStep::Type::kColor;
+    s.color = kind;
+    s.factor = factor;
+  };
+  switch (d.op) {
+    case AugmentOp::kIdentity: break;
+    case AugmentOp::kShearX:
+    case AugmentOp::kShearY:
+    case AugmentOp::kTranslateX:
+    case AugmentOp::kTranslateY:
+    case AugmentOp::kRotate: {
+      AffineDraw a;
+      const double degrees = std::atan(m) * (180.0 / kPi);  // math.degrees(math.atan(m))
+      if (d.op == AugmentOp::kShearX) a.shear_x = degrees;
+      if (d.op == AugmentOp::kShearY) a.shear_y = degrees;
+      if (d.op == AugmentOp::kTranslateX) a.tx = static_cast<int>(m);  // int(): toward zero
+      if (d.op == AugmentOp::kTranslateY) a.ty = static_cast<int>(m);
+      if (d.op == AugmentOp::kRotate) a.angle = -m;  // rotate(m) is affine(-m)
+      const bool shear = d.op == AugmentOp::kShearX || d.op == AugmentOp::kShearY;
+      const double corner[2] = {0.0, 0.0};
+      s.type = AugmentStep::Type::kFilter;
+      FilterStep& f = s.filter;
+      f.kind = FilterKind::kAffine;
+      WarpParams& w = f.warp;
+      w.enabled = true;
+      w.filter = interpolation == transforms::Interpolation::kBilinear ? WarpFilter::kBilinear : WarpFilter::kNearest;
+      w.src_w = width, w.src_h = height;
+      InverseAffineMatrix(a, width, height, shear ? corner : nullptr, w.m);
+      for (size_t c = 0; c < 3; ++c) w.fill[c] = fill[c];
+      w.x = WarpAxis{0, width, false};
+      w.y = WarpAxis{0, height, false};
+      break;
+    }
+    case AugmentOp::kBrightness: color(ColorKind::kBrightness, 1.0 + m); break;
+    case AugmentOp::kColor: color(ColorKind::kSaturation, 1.0 + m); break;
+    case AugmentOp::kContrast: color(ColorKind::kContrast, 1.0 + m); break;
+    case AugmentOp::kSharpness:
+      s.type = AugmentStep::Type::kFilter;
+      s.filter.kind = FilterKind::kSharpness;
+      s.filter.alpha = static_cast<float>(1.0 - (1.0 + m));
+      break;
+    case AugmentOp::kPosterize: {
+      const int bits = static_cast<int>(m);
+      color(ColorKind::kPosterize, static_cast<double>(((1 << bits) - 1) << (8 - bits)));
+      break;
+    }
+    case AugmentOp::kSolarize: color(ColorKind::kSolarize, 255.0 * m); break;
+    case AugmentOp::kAutoContrast: color(ColorKind::kAutoContrast, 0.0); break;
+    case AugmentOp::kEqualize: color(ColorKind::kEqualize, 0.0); break;
+  }
+  return s;
+}
+
+void DrawGridMask(SampleRng& rng, const transforms::GridMask& t, bool finished, GridParams* out) {
+  const int tile = static_cast<int>(rng.RandInt(t.tile[0], static_cast<int64_t>(t.tile[1]) + 1));
+  const float angle = static_cast<float>(rng.Uniform(t.angle[0], t.angle[1]));
+  const float shift_x = static_cast<float>(rng.Uniform(t.shift_x[0], t.shift_x[1]));
+  const float shift_y = static_cast<float>(rng.Uniform(t.shift_y[0], t.shift_y[1]));
+  const float ft = static_cast<float>(tile);
+  out->enabled = true;
+  out->finished = finished;
+  out->ca = std::cos(angle) / ft;
+  out->sa = std::sin(angle) / ft;
+  out->sx = shift_x / ft;
+  out->sy = shift_y / ft;
+  out->ratio = static_cast<float>(t.ratio);
+}
+
 }  // namespace sluice

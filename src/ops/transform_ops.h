@@ -7,7 +7,9 @@
 
 #include "core/image_view.h"
 #include "core/rng.h"
+#include "kernels/color/color_params.h"
 #include "kernels/erase/erase_params.h"
+#include "kernels/filter/filter_params.h"
 #include "sluice/transforms.h"
 
 namespace sluice {
@@ -62,6 +64,58 @@ AffineDraw DrawAffine(SampleRng& rng, int width, int height, const transforms::R
 // centred output coordinates to centred input coordinates. The centre is the image's
 // (width / 2, height / 2), or `center` (pixel coordinates) when given.
 void InverseAffineMatrix(const AffineDraw& d, int width, int height, const double* center, double m[6]);
+
+// GridMask's grid for one sample: tile, angle and shifts drawn uniformly from their ranges, in
+// DALI's float32 factors; `finished`: after Normalize (the output becomes 0), else the pixels.
+void DrawGridMask(SampleRng& rng, const transforms::GridMask& t, bool finished, GridParams* out);
+
+// torchvision's _get_gaussian_kernel1d in float32: softmax(-(x / sigma)^2) over x = linspace(
+// -lim, lim, size), lim = (size - 1) / (2 sqrt(2)). REQUIRES: 1 <= size <= FilterStep::kMaxTaps.
+void GaussianKernel1d(int size, float sigma, float* weights);
+
+// GaussianBlur's filter for one sample: sigma uniform in t.sigma (as a float32 value).
+FilterStep DrawGaussianBlur(SampleRng& rng, const transforms::GaussianBlur& t);
+
+// The ops of RandAugment and TrivialAugmentWide, in torchvision's table order.
+enum class AugmentOp : uint8_t {
+  kIdentity, kShearX, kShearY, kTranslateX, kTranslateY, kRotate, kBrightness, kColor, kContrast,
+  kSharpness, kPosterize, kSolarize, kAutoContrast, kEqualize
+};
+inline constexpr int kNumAugmentOps = 14;
+
+// torchvision's name of an op ("ShearX", ...).
+const char* AugmentOpName(AugmentOp op);
+
+// One drawn op with its magnitude as torchvision passes it to _apply_image_or_video_transform:
+// the float32 table value widened to double, negated for signed ops on a coin flip; 0 for ops
+// without magnitudes.
+struct AugmentDraw {
+  AugmentOp op = AugmentOp::kIdentity;
+  double magnitude = 0.0;
+};
+
+// RandAugment's num_ops draws (op uniform, then the sign for signed ops) for a width x height
+// image; returns how many (t.num_ops).
+int DrawRandAugment(SampleRng& rng, int width, int height, const transforms::RandAugment& t, AugmentDraw* out);
+
+// TrivialAugmentWide's draw: an op, a magnitude bin (for ops with magnitudes), a sign.
+AugmentDraw DrawTrivialAugment(SampleRng& rng, const transforms::TrivialAugmentWide& t);
+
+// What a drawn op does to a width x height image: nothing (Identity), a colour step (kind and
+// factor as ColorStep holds it, with the double factor torchvision blends with), or a filter
+// (sharpness; shears, translations and rotations as whole-image warps with `interpolation`
+// and `fill`, shears about the top-left corner as torchvision's center=[0, 0]).
+struct AugmentStep {
+  enum class Type : uint8_t { kNone, kColor, kFilter } type = Type::kNone;
+  ColorKind color = ColorKind::kBrightness;
+  double factor = 0.0;
+  FilterStep filter;
+};
+AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transforms::Interpolation interpolation,
+                          const std::array<uint8_t, 3>& fill);
+
+// torchvision's float32 linspace(start, end, n)[i] (fused multiply-adds from each end).
+float LinspaceF32(double start, double end, int n, int i);
 
 }  // namespace sluice
 

@@ -19,6 +19,11 @@ struct NameOf {
   const char* operator()(const RandomAffine&) const { return "RandomAffine"; }
   const char* operator()(const ColorJitter&) const { return "ColorJitter"; }
   const char* operator()(const RandomGrayscale&) const { return "RandomGrayscale"; }
+  const char* operator()(const GaussianBlur&) const { return "GaussianBlur"; }
+  const char* operator()(const RandAugment&) const { return "RandAugment"; }
+  const char* operator()(const TrivialAugmentWide&) const { return "TrivialAugmentWide"; }
+  const char* operator()(const GridMask&) const { return "GridMask"; }
+  const char* operator()(const GaussianNoise&) const { return "GaussianNoise"; }
   const char* operator()(const Cutout&) const { return "Cutout"; }
   const char* operator()(const RandomErasing&) const { return "RandomErasing"; }
   const char* operator()(const Lambda&) const { return "Lambda"; }
@@ -56,6 +61,14 @@ Status CheckWarp(const char* name, const std::array<double, 2>& degrees, Interpo
     return InvalidArgument(name, ": interpolation must be NEAREST or BILINEAR, got BICUBIC");
   if (has_center && !(std::isfinite(center[0]) && std::isfinite(center[1])))
     return InvalidArgument(name, ": center must be finite, got (", center[0], ", ", center[1], ")");
+  return Status::OK();
+}
+
+Status CheckAugmentWarp(const char* name, int num_magnitude_bins, Interpolation i) {
+  if (num_magnitude_bins < 2)
+    return InvalidArgument(name, ": num_magnitude_bins must be at least 2, got ", num_magnitude_bins);
+  if (i == Interpolation::kBicubic)
+    return InvalidArgument(name, ": interpolation must be NEAREST or BILINEAR, got BICUBIC");
   return Status::OK();
 }
 
@@ -130,6 +143,43 @@ struct Validator {
     return Status::OK();
   }
   Status operator()(const RandomGrayscale& t) const { return CheckProbability("RandomGrayscale", t.p); }
+  Status operator()(const GaussianBlur& t) const {
+    for (int k : {t.kernel_w, t.kernel_h})
+      if (k <= 0 || k % 2 == 0 || k > 63)
+        return InvalidArgument("GaussianBlur: kernel_size must be odd and in [1, 63], got (", t.kernel_w, ", ",
+                               t.kernel_h, ")");
+    if (!(t.sigma[0] > 0.0 && t.sigma[0] <= t.sigma[1] && std::isfinite(t.sigma[1])))
+      return InvalidArgument("GaussianBlur: sigma must be positive, as (min, max) with 0 < min <= max, got (",
+                             t.sigma[0], ", ", t.sigma[1], ")");
+    return Status::OK();
+  }
+  Status operator()(const RandAugment& t) const {
+    if (t.num_ops < 0 || t.num_ops > 4) return InvalidArgument("RandAugment: num_ops must be in [0, 4], got ", t.num_ops);
+    SLUICE_RETURN_IF_ERROR(CheckAugmentWarp("RandAugment", t.num_magnitude_bins, t.interpolation));
+    if (t.magnitude < 0 || t.magnitude >= t.num_magnitude_bins)
+      return InvalidArgument("RandAugment: magnitude must be in [0, num_magnitude_bins - 1] = [0, ",
+                             t.num_magnitude_bins - 1, "], got ", t.magnitude);
+    return Status::OK();
+  }
+  Status operator()(const TrivialAugmentWide& t) const {
+    return CheckAugmentWarp("TrivialAugmentWide", t.num_magnitude_bins, t.interpolation);
+  }
+  Status operator()(const GridMask& t) const {
+    if (!(t.tile[0] > 0 && t.tile[0] <= t.tile[1]))
+      return InvalidArgument("GridMask: tile must be positive, as (min, max) with 0 < min <= max, got (", t.tile[0],
+                             ", ", t.tile[1], ")");
+    if (!(t.ratio >= 0.0 && t.ratio <= 1.0)) return InvalidArgument("GridMask: ratio must be in [0, 1], got ", t.ratio);
+    SLUICE_RETURN_IF_ERROR(CheckRange("GridMask", "angle", t.angle[0], t.angle[1]));
+    SLUICE_RETURN_IF_ERROR(CheckRange("GridMask", "shift_x", t.shift_x[0], t.shift_x[1]));
+    SLUICE_RETURN_IF_ERROR(CheckRange("GridMask", "shift_y", t.shift_y[0], t.shift_y[1]));
+    return Status::OK();
+  }
+  Status operator()(const GaussianNoise& t) const {
+    if (!std::isfinite(t.mean)) return InvalidArgument("GaussianNoise: mean must be finite, got ", t.mean);
+    if (!(t.sigma >= 0.0 && std::isfinite(t.sigma)))
+      return InvalidArgument("GaussianNoise: sigma shouldn't be negative, got ", t.sigma);
+    return Status::OK();
+  }
   Status operator()(const Cutout& t) const {
     if (t.n_holes < 1 || t.n_holes > 16)
       return InvalidArgument("Cutout: n_holes must be in [1, 16], got ", t.n_holes);

@@ -25,6 +25,7 @@
 #include "gpu/device_pool.h"
 #include "gpu/pinned.h"
 #include "kernels/color/color_gpu.h"
+#include "kernels/filter/filter_gpu.h"
 #include "kernels/resize/resize_gpu.h"
 #include "kernels/warp/warp_gpu.h"
 #include "pipeline/batch_trace.h"
@@ -127,8 +128,11 @@ class GpuExecutor : public BatchExecutor {
     size_t color_off = 0;        // colour descriptors' offset in the table (has_color)
     size_t warp_off = 0;         // warp descriptors' offset in the table (has_warp)
     size_t erase_off = 0;        // erased rectangles' offset in the table (has_erase)
+    size_t noise_off = 0;        // noise parameters' offset in the table (has_noise)
+    size_t pass_off = 0;         // pixel passes: max_filters x (colour, filter) descriptors
     uint8_t* mid = nullptr;      // has_color: the resampled RGB8 images the colour kernel reads
-    size_t mid_bytes = 0;
+    size_t mid_bytes = 0;        // with filters, two images per sample: [0, mid_half), [mid_half, ..)
+    size_t mid_half = 0;
     std::shared_ptr<uint8_t> table_host;  // pinned: descriptors, then taps
     std::shared_ptr<DevicePool::SharedBuffer> output;
     cudaEvent_t alloc_ready = nullptr, hw_done = nullptr;
@@ -474,6 +478,17 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
     b.erase_off = AlignUp(b.table_bytes);
     b.table_bytes = b.erase_off + sizeof(EraseOps) * b.samples.size();
   }
+  if (plan_.has_noise()) {
+    b.noise_off = AlignUp(b.table_bytes);
+    b.table_bytes = b.noise_off + sizeof(NoiseParams) * b.samples.size();
+  }
+  if (plan_.max_filters() > 0) {
+    b.pass_off = AlignUp(b.table_bytes);
+    b.table_bytes = b.pass_off + (sizeof(GpuColorSample) + sizeof(GpuFilterSample)) * b.samples.size() *
+                                     static_cast<size_t>(plan_.max_filters());
+    b.mid_half = b.mid_bytes;
+    b.mid_bytes *= 2;  // the filters write the other image
+  }
   int64_t estimate = static_cast<int64_t>(b.arena_bytes + b.table_bytes + b.mid_bytes) + out_bytes;
   for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {
   }
@@ -714,6 +729,26 @@ Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
   auto* colors = reinterpret_cast<GpuColorSample*>(b.table_host.get() + b.color_off);
   auto* warps = reinterpret_cast<GpuWarpSample*>(b.table_host.get() + b.warp_off);
   auto* erases = reinterpret_cast<EraseOps*>(b.table_host.get() + b.erase_off);
+  auto* noises = reinterpret_cast<NoiseParams*>(b.table_host.get() + b.noise_off);
+  // Pass k's descriptors: colour runs, then filters, n (= samples) of each per pass.
+  const size_t n = b.samples.size();
+  const int max_filters = plan_.max_filters();
+  std::vector<GpuColorSample*> pass_colors(static_cast<size_t>(max_filters));
+  std::vector<GpuFilterSample*> pass_filters(static_cast<size_t>(max_filters));
+  std::vector<int> num_pass_colors(static_cast<size_t>(max_filters), 0), num_pass_filters(static_cast<size_t>(max_filters), 0);
+  auto pass_color_dev = [&](size_t k) {
+    return reinterpret_cast<const GpuColorSample*>(b.table_dev + b.pass_off) + k * n;
+  };
+  auto pass_filter_dev = [&](size_t k) {
+    return reinterpret_cast<const GpuFilterSample*>(b.table_dev + b.pass_off + sizeof(GpuColorSample) * n *
+                                                   static_cast<size_t>(max_filters)) + k * n;
+  };
+  for (size_t k = 0; k < pass_colors.size(); ++k) {
+    pass_colors[k] = reinterpret_cast<GpuColorSample*>(b.table_host.get() + b.pass_off) + k * n;
+    pass_filters[k] = reinterpret_cast<GpuFilterSample*>(b.table_host.get() + b.pass_off + sizeof(GpuColorSample) * n *
+                                                         static_cast<size_t>(max_filters)) + k * n;
+  }
+  int64_t max_filter_pixels = 0;
   uint8_t* out = static_cast<uint8_t*>(b.output->data);
   const bool color = plan_.has_color();
   int max_tiles = 0, num_resized = 0, num_warped = 0;
@@ -722,26 +757,51 @@ Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
     const Sample& s = b.samples[static_cast<size_t>(kept[j])];
     uint8_t* slot = out + (plan_.fixed_size() ? sample_bytes_ * static_cast<int64_t>(j) : s.out_off);
     void* dst = color ? b.mid + s.mid_off : slot;
-    // Erasing runs in whichever kernel writes the finished sample.
+    // Erasing and noise run in whichever kernel writes the finished sample.
     const EraseOps* erase = nullptr;
     if (plan_.has_erase()) {
       erases[j] = s.geo.erase;
       erase = reinterpret_cast<const EraseOps*>(b.table_dev + b.erase_off) + j;
     }
+    const NoiseParams* noise = nullptr;
+    if (plan_.has_noise() && s.geo.noise.enabled) {
+      noises[j] = s.geo.noise;
+      noise = reinterpret_cast<const NoiseParams*>(b.table_dev + b.noise_off) + j;
+    }
+    const int64_t pixels = static_cast<int64_t>(s.desc.out_h) * s.desc.out_w;
     if (s.warped) {
       GpuWarpSample& w = warps[num_warped++];
       w = s.warp_desc;
       w.out = dst;
       w.erase = color ? nullptr : erase;
-      max_pixels = std::max(max_pixels, static_cast<int64_t>(s.desc.out_h) * s.desc.out_w);
+      w.noise = color ? nullptr : noise;
+      max_pixels = std::max(max_pixels, pixels);
     } else {
       GpuResizeSample& d = descs[num_resized++];
       d = s.desc;
       d.out = dst;
       d.erase = color ? nullptr : erase;
+      d.noise = color ? nullptr : noise;
       max_tiles = std::max(max_tiles, ResizeTiles(d));
     }
-    if (color) colors[j] = GpuColorSample{b.mid + s.mid_off, slot, s.desc.out_h, s.desc.out_w, s.geo.color, erase};
+    // Pixel passes: colour steps in place, then a filter into the sample's other image.
+    uint8_t* cur = b.mid + s.mid_off;
+    for (int k = 0; k < s.geo.passes.num; ++k) {
+      const size_t pk = static_cast<size_t>(k);
+      uint8_t* next = cur == b.mid + s.mid_off ? cur + b.mid_half : b.mid + s.mid_off;
+      if (s.geo.passes.before[pk].num_steps > 0)
+        pass_colors[pk][num_pass_colors[pk]++] =
+            GpuColorSample{cur, cur, s.desc.out_h, s.desc.out_w, s.geo.passes.before[pk], nullptr, nullptr};
+      GpuFilterSample& fd = pass_filters[pk][num_pass_filters[pk]++];
+      fd.in = cur;
+      fd.out = next;
+      fd.h = s.desc.out_h;
+      fd.w = s.desc.out_w;
+      fd.step = s.geo.passes.filters[pk];
+      max_filter_pixels = std::max(max_filter_pixels, pixels);
+      cur = next;
+    }
+    if (color) colors[j] = GpuColorSample{cur, slot, s.desc.out_h, s.desc.out_w, s.geo.color, erase, noise};
   }
   SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(b.table_dev, b.table_host.get(), b.table_bytes,
                                               cudaMemcpyHostToDevice, b.stream));
@@ -754,6 +814,11 @@ Status GpuExecutor::Enqueue(InFlight& b, const std::vector<int>& kept) {
                                                  max_tiles, taps, color ? rgb8 : gpu_finish_, b.stream));
   SLUICE_CUDA_RETURN_IF_ERROR(LaunchWarpFinish(reinterpret_cast<const GpuWarpSample*>(b.table_dev + b.warp_off),
                                                num_warped, max_pixels, taps, color ? rgb8 : gpu_finish_, b.stream));
+  // The pixel passes, pass k over the samples that have it: colour steps in place, then a filter.
+  for (size_t k = 0; k < pass_colors.size(); ++k) {
+    SLUICE_CUDA_RETURN_IF_ERROR(LaunchColorFinish(pass_color_dev(k), num_pass_colors[k], rgb8, b.stream));
+    SLUICE_CUDA_RETURN_IF_ERROR(LaunchFilter(pass_filter_dev(k), num_pass_filters[k], max_filter_pixels, b.stream));
+  }
   if (color)
     SLUICE_CUDA_RETURN_IF_ERROR(LaunchColorFinish(reinterpret_cast<const GpuColorSample*>(b.table_dev + b.color_off),
                                                   static_cast<int>(kept.size()), gpu_finish_, b.stream));

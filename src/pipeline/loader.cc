@@ -117,6 +117,8 @@ Status CheckOptions(const LoaderOptions& o, const Plan& plan) {
   if (o.dtype == DType::kInt64) return InvalidArgument("dtype must be uint8, float16 or float32, not int64");
   if (o.dtype == DType::kUInt8 && plan.normalize())
     return InvalidArgument("Normalize needs a float output: pass dtype='float32' or 'float16'");
+  if (o.dtype == DType::kUInt8 && plan.has_noise())
+    return InvalidArgument("GaussianNoise needs a float output: pass dtype='float32' or 'float16'");
   if (o.gpu_memory_budget <= 0)
     return InvalidArgument("gpu_memory_budget must be > 0 bytes, got ", o.gpu_memory_budget);
   if (o.device.type == DeviceType::kCUDA) return CheckCudaDevice(o.device.index);

@@ -76,6 +76,8 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
   int h = 0, w = 0;
   const char* color_name = nullptr;  // the first colour transform so far
   const char* erase_name = nullptr;  // the first erasing transform so far
+  const char* noise_name = nullptr;  // GaussianNoise, once seen
+  const char* augment_name = nullptr;  // the first RandAugment or TrivialAugmentWide so far
   int erase_rects = 0;
   int color_steps = 0;               // at most, per sample
   for (size_t i = 0; i < list.size(); ++i) {
@@ -92,15 +94,35 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
                          (plan.finished_fns_.empty() ? plan.pixel_fns_ : plan.finished_fns_).front().name,
                          " is not supported; user functions run after the geometric and colour transforms",
                          plan.finished_fns_.empty() ? "" : " and Normalize");
-    const bool is_color = std::holds_alternative<ColorJitter>(t) || std::holds_alternative<RandomGrayscale>(t);
+    const bool is_augment = std::holds_alternative<RandAugment>(t) || std::holds_alternative<TrivialAugmentWide>(t);
+    const bool is_color = std::holds_alternative<ColorJitter>(t) || std::holds_alternative<RandomGrayscale>(t) ||
+                          std::holds_alternative<GaussianBlur>(t) || is_augment;
     const bool is_flip = std::holds_alternative<RandomHorizontalFlip>(t) || std::holds_alternative<RandomVerticalFlip>(t);
-    const bool is_erase = std::holds_alternative<Cutout>(t) || std::holds_alternative<RandomErasing>(t);
+    const bool is_noise = std::holds_alternative<GaussianNoise>(t);
+    const bool is_erase = std::holds_alternative<Cutout>(t) || std::holds_alternative<RandomErasing>(t) ||
+                          std::holds_alternative<GridMask>(t);
     if (erase_name != nullptr && !is_erase && !std::holds_alternative<Normalize>(t))
       return Unsupported("transform ", i, ": ", TransformName(t), " after ", erase_name,
-                         " is not supported; put erasing after the geometric and colour transforms");
+                         " is not supported; put erasing after the geometric and colour transforms",
+                         is_noise ? " and GaussianNoise" : "");
+    if (is_noise) {
+      if (plan.has_noise_) return Unsupported("transform ", i, ": GaussianNoise appears twice; combine them into one");
+      plan.has_noise_ = true;
+      noise_name = "GaussianNoise";
+      continue;
+    }
+    if (noise_name != nullptr && !is_erase && !std::holds_alternative<Normalize>(t))
+      return Unsupported("transform ", i, ": ", TransformName(t),
+                         " after GaussianNoise is not supported; put GaussianNoise after the geometric and colour "
+                         "transforms");
     if (is_erase) {
       if (erase_name == nullptr) erase_name = TransformName(t);
       plan.has_erase_ = true;
+      if (std::holds_alternative<GridMask>(t)) {
+        if (plan.has_grid_) return Unsupported("transform ", i, ": GridMask appears twice");
+        plan.has_grid_ = true;
+        continue;
+      }
       erase_rects += std::holds_alternative<Cutout>(t) ? std::get<Cutout>(t).n_holes : 1;
       if (erase_rects > EraseOps::kMaxRects)
         return Unsupported("transform ", i, ": more than ", EraseOps::kMaxRects, " erased rectangles per sample");
@@ -111,13 +133,28 @@ Result<Plan> Plan::Create(std::vector<Transform> list) {
     if (color_name != nullptr && !is_color && !is_flip && !std::holds_alternative<Normalize>(t))
       return Unsupported("transform ", i, ": ", TransformName(t), " after ", color_name,
                          " is not supported; put colour transforms after the crops, resizes and padding");
+    if (augment_name != nullptr && is_flip)
+      return Unsupported("transform ", i, ": ", TransformName(t), " after ", augment_name,
+                         " is not supported (its shears and rotations do not commute with flips); put the flip "
+                         "before it");
     if (is_color) {
       if (color_name == nullptr) color_name = TransformName(t);
+      if (is_augment && augment_name == nullptr) augment_name = TransformName(t);
       plan.has_color_ = true;
-      color_steps += std::holds_alternative<ColorJitter>(t) ? 4 : 1;
+      int steps = 1, filters = 0;
+      if (std::holds_alternative<ColorJitter>(t)) steps = 4;
+      if (std::holds_alternative<GaussianBlur>(t)) steps = 0, filters = 1;
+      if (const auto* ra = std::get_if<RandAugment>(&t)) steps = filters = ra->num_ops;
+      if (std::holds_alternative<TrivialAugmentWide>(t)) filters = 1;
+      color_steps += steps;
+      plan.max_filters_ += filters;
       if (color_steps > ColorOps::kMaxSteps)
         return Unsupported("transform ", i, ": more than ", ColorOps::kMaxSteps,
-                           " colour adjustments in one list (ColorJitter counts 4)");
+                           " colour adjustments in one list (ColorJitter counts 4, RandAugment num_ops)");
+      if (plan.max_filters_ > PixelPasses::kMax)
+        return Unsupported("transform ", i, ": more than ", PixelPasses::kMax,
+                           " blurs, sharpness adjustments and auto-augment warps in one list (RandAugment "
+                           "counts num_ops)");
     }
     if (const auto* n = std::get_if<Normalize>(&t)) {
       if (plan.normalize_)
@@ -173,15 +210,25 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
   auto cur_w = [&] { return warp.enabled ? warp.x.len : ax.len(); };
   auto cur_h = [&] { return warp.enabled ? warp.y.len : ay.len(); };
   out->num_segments = 0;
+  out->passes.num = 0;
   out->color = ColorOps{};
   out->erase = EraseOps{};
+  out->noise = NoiseParams{};
   bool normalized = false;  // a Normalize came before
   auto add_color = [&](ColorKind kind, double factor) {
     ColorOps& c = out->color;
-    // The factor as torchvision draws it (a float32 tensor's value), and _blend's 1 - ratio.
-    const float f = static_cast<float>(factor);
-    c.steps[c.num_steps++] = ColorStep{kind, f, static_cast<float>(1.0 - static_cast<double>(f))};
-    if (kind == ColorKind::kContrast) ++c.num_contrast;
+    // The factor as torchvision uses it (float32), and _blend's 1 - ratio (in double, then float).
+    c.steps[c.num_steps++] = ColorStep{kind, static_cast<float>(factor), static_cast<float>(1.0 - factor)};
+    if (NeedsStats(kind)) ++c.num_stats;
+  };
+
+  // A filter after the colour steps drawn so far: they become the pass's `before` steps.
+  auto add_filter = [&](const FilterStep& f) {
+    PixelPasses& p = out->passes;
+    const size_t k = static_cast<size_t>(p.num++);
+    p.before[k] = out->color;
+    p.filters[k] = f;
+    out->color = ColorOps{};
   };
 
   auto finish_segment = [&]() -> Status {
@@ -310,7 +357,7 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
       for (int k : order) {
         const double identity = kinds[k] == ColorKind::kHue ? 0.0 : 1.0;
         if ((*ranges[k])[0] == identity && (*ranges[k])[1] == identity) continue;  // left out
-        add_color(kinds[k], factors[k]);
+        add_color(kinds[k], static_cast<float>(factors[k]));  // a float32 tensor's value
       }
     } else if (const auto* cut = std::get_if<Cutout>(&t)) {
       DrawCutout(rng, cur_w(), cur_h(), *cut, normalized, &out->erase);
@@ -333,6 +380,43 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
       }
     } else if (std::holds_alternative<Normalize>(t)) {
       normalized = true;
+    } else if (const auto* gm = std::get_if<GridMask>(&t)) {
+      DrawGridMask(rng, *gm, normalized, &out->erase.grid);
+    } else if (const auto* gn = std::get_if<GaussianNoise>(&t)) {
+      NoiseParams& n = out->noise;
+      n.enabled = true;
+      n.clip = gn->clip;
+      n.mean = static_cast<float>(gn->mean);
+      n.sigma = static_cast<float>(gn->sigma);
+      n.after_normalize = normalized;
+      n.normalize = normalize_.has_value();
+      if (normalize_)
+        for (size_t ch = 0; ch < 3; ++ch) n.norm_mean[ch] = normalize_->mean[ch], n.norm_std[ch] = normalize_->std[ch];
+      // The generator's key: as SampleRng's for this position.
+      n.k0 = static_cast<uint32_t>(key.seed), n.k1 = static_cast<uint32_t>(key.seed >> 32);
+      n.op = static_cast<uint32_t>(i);
+      n.sample = static_cast<uint32_t>(key.sample);
+      n.epoch = static_cast<uint32_t>(key.epoch) ^ static_cast<uint32_t>(key.sample >> 32) * 0x9E3779B9u;
+    } else if (const auto* blur = std::get_if<GaussianBlur>(&t)) {
+      add_filter(DrawGaussianBlur(rng, *blur));
+    } else if (std::holds_alternative<RandAugment>(t) || std::holds_alternative<TrivialAugmentWide>(t)) {
+      AugmentDraw draws[8];
+      int n = 1;
+      Interpolation interp;
+      std::array<uint8_t, 3> afill;
+      if (const auto* ra = std::get_if<RandAugment>(&t)) {
+        n = DrawRandAugment(rng, cur_w(), cur_h(), *ra, draws);
+        interp = ra->interpolation, afill = ra->fill;
+      } else {
+        const auto& ta = std::get<TrivialAugmentWide>(t);
+        draws[0] = DrawTrivialAugment(rng, ta);
+        interp = ta.interpolation, afill = ta.fill;
+      }
+      for (int k = 0; k < n; ++k) {
+        const AugmentStep step = AugmentToStep(draws[k], cur_w(), cur_h(), interp, afill);
+        if (step.type == AugmentStep::Type::kColor) add_color(step.color, step.factor);
+        if (step.type == AugmentStep::Type::kFilter) add_filter(step.filter);
+      }
     } else if (const auto* gray = std::get_if<RandomGrayscale>(&t)) {
       if (rng.Bernoulli(gray->p)) add_color(ColorKind::kGrayscale, 0.0);
     } else if (const auto* pad = std::get_if<Pad>(&t)) {

@@ -12,6 +12,9 @@
 // Colour transforms (ColorJitter, RandomGrayscale) become per-sample colour steps that run on
 // the resampled image, before the finish step; they must follow the crops, resizes and padding
 // of the list (flips may come after them), as contrast depends on the whole image it is given.
+// Pixel-stage filters (GaussianBlur; RandAugment and TrivialAugmentWide, whose ops are colour
+// steps or filters) follow the same placement rule and interleave with the colour steps in list
+// order; flips may follow a blur, not an auto-augment (its shears do not commute with flips).
 // Erasing (Cutout) comes after the geometric and colour transforms and runs in the finish.
 // Per-pixel work after geometry (normalize, cast, layout) is one "finish" step. User functions
 // (Lambda) run on the CPU, after the colour steps or after the finish step, and must come after
@@ -30,6 +33,8 @@
 
 #include "kernels/color/color_params.h"
 #include "kernels/erase/erase_params.h"
+#include "kernels/filter/filter_params.h"
+#include "kernels/noise/noise_params.h"
 #include "kernels/resize/resize_params.h"
 #include "kernels/warp/warp_params.h"
 #include "sluice/status.h"
@@ -44,17 +49,28 @@ struct SampleKey {
   uint64_t sample = 0;  // index in the dataset
 };
 
+// The filters (blur, sharpness, whole-image warps) among a sample's colour steps, in list order:
+// colour steps before[k], then filters[k], for each k; SampleGeometry::color runs after the last.
+struct PixelPasses {
+  static constexpr int kMax = 4;
+  ColorOps before[kMax];
+  FilterStep filters[kMax];
+  int num = 0;
+};
+
 // Per-sample draw: the geometry (segment 0 reads the full-resolution image in display
-// orientation; each next segment reads the previous one's output), then the colour steps that
-// run on the last segment's output. A segment resamples with segments[i]; when warps[i] is
+// orientation; each next segment reads the previous one's output), then the pixel passes and
+// colour steps that run on the last segment's output. A segment resamples with segments[i]; when warps[i] is
 // enabled, that gives the image the warp reads, and the segment's output is the warp's window.
 struct SampleGeometry {
   static constexpr int kMaxSegments = 4;
   std::array<ResizeParams, kMaxSegments> segments;
   std::array<WarpParams, kMaxSegments> warps;
   int num_segments = 0;
-  ColorOps color;
+  PixelPasses passes;  // on the last segment's output
+  ColorOps color;      // after the passes
   EraseOps erase;  // on the last segment's output, after the colour steps
+  NoiseParams noise;  // GaussianNoise, in the finish
 
   // Output size of segment i.
   int out_width(int i) const {
@@ -82,12 +98,17 @@ class Plan {
   int out_height() const { return out_height_; }
   int out_width() const { return out_width_; }
   const std::optional<transforms::Normalize>& normalize() const { return normalize_; }
-  // Whether the list has colour transforms (samples may then carry colour steps).
+  // Whether the list has colour or filter transforms (samples may then carry colour steps).
   bool has_color() const { return has_color_; }
+  // The most filters a sample can carry (GaussianBlur, RandAugment's sharpness and warps).
+  int max_filters() const { return max_filters_; }
   // Whether the list has rotations or affine warps (segments may then carry warps).
   bool has_warp() const { return has_warp_; }
-  // Whether the list erases (samples may then carry erased rectangles).
+  // Whether the list erases (samples may then carry erased rectangles or a grid mask).
   bool has_erase() const { return has_erase_; }
+  // Whether the list has GridMask (samples then carry a grid) and GaussianNoise.
+  bool has_grid() const { return has_grid_; }
+  bool has_noise() const { return has_noise_; }
   // User functions (Lambda), in list order: on the pixels after the colour steps, and on the
   // finished sample. Only the CPU path runs them.
   const std::vector<transforms::Lambda>& pixel_functions() const { return pixel_fns_; }
@@ -101,6 +122,9 @@ class Plan {
   bool has_color_ = false;
   bool has_warp_ = false;
   bool has_erase_ = false;
+  bool has_grid_ = false;
+  bool has_noise_ = false;
+  int max_filters_ = 0;
   std::vector<transforms::Lambda> pixel_fns_, finished_fns_;
   int out_height_ = 0, out_width_ = 0;  // 0: depends on the image
 };

@@ -6,6 +6,8 @@
 #include "core/clock.h"
 #include "kernels/color/color_cpu.h"
 #include "kernels/erase/erase_cpu.h"
+#include "kernels/filter/filter_cpu.h"
+#include "kernels/noise/noise_cpu.h"
 #include "kernels/orient/orient_cpu.h"
 #include "kernels/orient/orient_params.h"
 #include "kernels/warp/warp_cpu.h"
@@ -122,15 +124,25 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     ScopedTimer timer(&counters->decode_ns);
     SLUICE_RETURN_IF_ERROR(Prepare(data, size, key, &s->decoder, &info, &geo));
   }
-  SLUICE_ASSIGN_OR_RETURN(const ImageView view,
-                          DecodeRegion(info, &geo, geo.num_segments, s, counters));
+  SLUICE_ASSIGN_OR_RETURN(ImageView view, DecodeRegion(info, &geo, geo.num_segments, s, counters));
+  for (int k = 0; k < geo.passes.num; ++k) {
+    ScopedTimer timer(&counters->transform_ns);
+    const size_t pk = static_cast<size_t>(k);
+    ApplyColorCpu(geo.passes.before[pk], MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
+                                                          view.row_stride});
+    std::vector<uint8_t>& buf = s->filtered[k % 2];
+    buf.resize(static_cast<size_t>(view.width) * view.height * 3);
+    const MutableImageView out{buf.data(), view.height, view.width, 3, static_cast<ptrdiff_t>(view.width) * 3};
+    FilterCpu(geo.passes.filters[pk], view, out, &s->filter_rows);
+    view = out;
+  }
   if (geo.color.num_steps > 0) {
     ScopedTimer timer(&counters->transform_ns);
     // The view is this worker's scratch (a segment's output or the decoded pixels).
     ApplyColorCpu(geo.color, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
                                               view.row_stride});
   }
-  if (geo.erase.num > 0) {  // before Normalize: zero pixels (the finish then normalizes them)
+  if (geo.erase.num > 0 || geo.erase.grid.enabled) {  // before Normalize: set pixels (the finish normalizes them)
     ScopedTimer timer(&counters->transform_ns);
     ErasePixelsCpu(geo.erase, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
                                                view.row_stride});
@@ -148,8 +160,13 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
   {
     ScopedTimer timer(&counters->collate_ns);
     SLUICE_ASSIGN_OR_RETURN(dst, slot(view.height, view.width));
-    NormalizeCpu(finish_, lut_, view, dst);
-    if (geo.erase.num > 0) EraseFinishedCpu(geo.erase, dst, view.height, view.width, finish_.dtype, finish_.layout);
+    if (geo.noise.enabled) {
+      NoiseFinishCpu(geo.noise, view, finish_.dtype, finish_.layout, dst);
+    } else {
+      NormalizeCpu(finish_, lut_, view, dst);
+    }
+    if (geo.erase.num > 0 || geo.erase.grid.finished)
+      EraseFinishedCpu(geo.erase, dst, view.height, view.width, finish_.dtype, finish_.layout);
   }
   if (!plan_.finished_functions().empty()) {
     ScopedTimer timer(&counters->transform_ns);

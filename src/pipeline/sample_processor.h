@@ -28,6 +28,8 @@ struct WorkerScratch {
   std::vector<uint8_t> decoded, oriented;
   std::vector<uint8_t> segment[2];
   std::vector<uint8_t> warp_source;  // a warp segment's resampled image
+  std::vector<uint8_t> filtered[2];  // the pixel passes' filter outputs
+  std::vector<double> filter_rows;   // the blur's row sums
   ResizeScratch resize;
 };
 

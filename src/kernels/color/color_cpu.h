@@ -10,9 +10,9 @@
 
 namespace sluice {
 
-// The luma means the contrast steps blend with (means[ops.num_contrast]), as the earlier steps
-// leave the image: one read pass per contrast step.
-void ColorMeansCpu(const ColorOps& ops, const ImageView& img, float* means);
+// The statistics the steps need (contrast, autocontrast, equalize), each on the image as the
+// steps before it leave it: one read pass per such step.
+void ColorStatsCpu(const ColorOps& ops, const ImageView& img, ColorStats* stats);
 
 // Applies every step to `img`, in place.
 void ApplyColorCpu(const ColorOps& ops, const MutableImageView& img);

@@ -28,8 +28,9 @@ struct Case {
 
 std::vector<Case> MakeCases(int count) {
   std::mt19937 rng(99);
-  const ColorKind kinds[] = {ColorKind::kBrightness, ColorKind::kContrast, ColorKind::kSaturation,
-                             ColorKind::kHue, ColorKind::kGrayscale};
+  const ColorKind kinds[] = {ColorKind::kBrightness, ColorKind::kContrast,     ColorKind::kSaturation,
+                             ColorKind::kHue,        ColorKind::kGrayscale,    ColorKind::kPosterize,
+                             ColorKind::kSolarize,   ColorKind::kAutoContrast, ColorKind::kEqualize};
   std::vector<Case> cases;
   for (int i = 0; i < count; ++i) {
     Case c;
@@ -40,11 +41,13 @@ std::vector<Case> MakeCases(int count) {
       c.pixels[k] = static_cast<uint8_t>((k * 13 + (k / 3) % 241 + rng() % 48) & 0xFF);
     const int n = i % 6;  // 0..5 steps, the first sample none
     for (int s = 0; s < n; ++s) {
-      const ColorKind kind = kinds[rng() % 5];
+      const ColorKind kind = kinds[rng() % 9];
       std::uniform_real_distribution<float> f(0.f, 2.f), hue(-0.5f, 0.5f);
-      const float factor = kind == ColorKind::kHue ? hue(rng) : f(rng);
+      float factor = kind == ColorKind::kHue ? hue(rng) : f(rng);
+      if (kind == ColorKind::kPosterize) factor = static_cast<float>((0xFF00 >> (rng() % 9)) & 0xFF);
+      if (kind == ColorKind::kSolarize) factor = static_cast<float>(rng() % 256);
       c.ops.steps[c.ops.num_steps++] = ColorStep{kind, factor, static_cast<float>(1.0 - static_cast<double>(factor))};
-      if (kind == ColorKind::kContrast) ++c.ops.num_contrast;
+      if (NeedsStats(kind)) ++c.ops.num_stats;
     }
     cases.push_back(std::move(c));
   }

@@ -3,9 +3,13 @@
 // uint8 images, in float32 with each product and sum rounded on its own (no fused
 // multiply-add on either side, so the CPU and the GPU give the same bytes).
 //
-// A list of steps runs in order on an RGB8 image. Contrast blends with the mean of the image's
-// luma as the earlier steps left it; ColorMeans() gives those means, one pass over the image
-// per contrast step, and ApplyColor() then runs every step on one pixel.
+// A list of steps runs in order on an RGB8 image. Some steps need a statistic of the whole image
+// as the earlier steps left it (contrast: the mean of its luma; autocontrast: each channel's
+// minimum and maximum; equalize: each channel's histogram, made into a lookup table). The
+// kernels find those first, one pass over the image per such step (ColorStats), and then run
+// every step on each pixel. RandAugment's posterize, solarize, autocontrast and equalize follow
+// torchvision's uint8 kernels: a bit mask; 255 - v where float(v) >= the float32 threshold;
+// trunc((v - min) / (float32(max - min) * float32(1 / 255))); PIL's equalize lookup table.
 //
 // Thread-safety: plain values and pure functions.
 #ifndef SLUICE_KERNELS_COLOR_COLOR_PARAMS_H_
@@ -18,11 +22,15 @@
 
 namespace sluice {
 
-enum class ColorKind : uint8_t { kBrightness, kContrast, kSaturation, kHue, kGrayscale };
+enum class ColorKind : uint8_t {
+  kBrightness, kContrast, kSaturation, kHue, kGrayscale, kPosterize, kSolarize, kAutoContrast, kEqualize
+};
 
 struct ColorStep {
   ColorKind kind = ColorKind::kBrightness;
-  float factor = 1.0f;  // brightness/contrast/saturation factor, or the hue shift
+  // brightness/contrast/saturation factor, the hue shift, posterize's bit mask (0-255), or
+  // solarize's float32 threshold
+  float factor = 1.0f;
   float alpha = 0.0f;   // 1 - factor, computed in double as torchvision's _blend does, then float
 };
 
@@ -30,7 +38,20 @@ struct ColorOps {
   static constexpr int kMaxSteps = 8;
   ColorStep steps[kMaxSteps];
   int num_steps = 0;
-  int num_contrast = 0;  // contrast steps among them (each needs a mean)
+  int num_stats = 0;  // steps among them that need a statistic of the image
+};
+
+// Whether a step needs a statistic of the whole image.
+SLUICE_HD bool NeedsStats(ColorKind k) {
+  return k == ColorKind::kContrast || k == ColorKind::kAutoContrast || k == ColorKind::kEqualize;
+}
+
+// The statistics of a list's steps, indexed by step.
+struct ColorStats {
+  float mean[ColorOps::kMaxSteps];          // contrast: the luma mean
+  float lo[ColorOps::kMaxSteps][3];         // autocontrast: the channel minimum (0 when flat)
+  float inv_scale[ColorOps::kMaxSteps][3];  // autocontrast: float32(max - min) / 255 (1 when flat)
+  uint8_t lut[ColorOps::kMaxSteps][3][256];  // equalize: the channel lookup table
 };
 
 namespace color {
@@ -103,14 +124,14 @@ SLUICE_HD void Hue(uint8_t* px, float shift) {
   for (int c = 0; c < 3; ++c) px[c] = ToU8(Mul(o[c], 255.999f));
 }
 
-// One step on one pixel; `mean` is the step's luma mean (contrast only).
-SLUICE_HD void ApplyStep(const ColorStep& s, float mean, uint8_t* px) {
+// One step (index i of its list) on one pixel.
+SLUICE_HD void ApplyStep(const ColorStep& s, const ColorStats& st, int i, uint8_t* px) {
   switch (s.kind) {
     case ColorKind::kBrightness:
       for (int c = 0; c < 3; ++c) px[c] = ToU8(Mul(static_cast<float>(px[c]), s.factor));
       break;
     case ColorKind::kContrast:
-      for (int c = 0; c < 3; ++c) px[c] = Blend(px[c], mean, s);
+      for (int c = 0; c < 3; ++c) px[c] = Blend(px[c], st.mean[i], s);
       break;
     case ColorKind::kSaturation: {
       const float l = LumaFloor(px);
@@ -125,16 +146,55 @@ SLUICE_HD void ApplyStep(const ColorStep& s, float mean, uint8_t* px) {
       px[0] = px[1] = px[2] = l;
       break;
     }
+    case ColorKind::kPosterize: {
+      const uint8_t mask = static_cast<uint8_t>(s.factor);
+      for (int c = 0; c < 3; ++c) px[c] = static_cast<uint8_t>(px[c] & mask);
+      break;
+    }
+    case ColorKind::kSolarize:
+      for (int c = 0; c < 3; ++c)
+        if (static_cast<float>(px[c]) >= s.factor) px[c] = static_cast<uint8_t>(255 - px[c]);
+      break;
+    case ColorKind::kAutoContrast:
+      for (int c = 0; c < 3; ++c) px[c] = ToU8((static_cast<float>(px[c]) - st.lo[i][c]) / st.inv_scale[i][c]);
+      break;
+    case ColorKind::kEqualize:
+      for (int c = 0; c < 3; ++c) px[c] = st.lut[i][c][px[c]];
+      break;
   }
 }
 
-// Runs steps [0, end) on one pixel; means[k] is the k-th contrast step's mean.
-SLUICE_HD void ApplySteps(const ColorOps& ops, int end, const float* means, uint8_t* px) {
-  int k = 0;
-  for (int i = 0; i < end; ++i) {
-    const ColorStep& s = ops.steps[i];
-    ApplyStep(s, s.kind == ColorKind::kContrast ? means[k] : 0.0f, px);
-    if (s.kind == ColorKind::kContrast) ++k;
+// Runs steps [0, end) on one pixel.
+SLUICE_HD void ApplySteps(const ColorOps& ops, int end, const ColorStats& st, uint8_t* px) {
+  for (int i = 0; i < end; ++i) ApplyStep(ops.steps[i], st, i, px);
+}
+
+// Autocontrast's statistics for one channel from its minimum and maximum.
+SLUICE_HD void AutoContrastStats(int mn, int mx, float* lo, float* inv_scale) {
+  if (mn == mx) {
+    *lo = 0.0f, *inv_scale = 1.0f;
+  } else {
+    *lo = static_cast<float>(mn);
+    *inv_scale = Mul(static_cast<float>(mx - mn), static_cast<float>(1.0 / 255.0));
+  }
+}
+
+// Equalize's lookup table from a channel's histogram of n pixels (PIL's and torchvision's):
+// step = (n - count of the last non-empty bin) / 255; lut[k] = (cum[k - 1] + step / 2) / step,
+// at most 255; the identity when step is 0.
+SLUICE_HD void EqualizeLut(const uint32_t* hist, int64_t n, uint8_t* lut) {
+  int last = 255;
+  while (last > 0 && hist[last] == 0) --last;
+  const int64_t step = (n - static_cast<int64_t>(hist[last])) / 255;
+  if (step == 0) {
+    for (int k = 0; k < 256; ++k) lut[k] = static_cast<uint8_t>(k);
+    return;
+  }
+  int64_t cum = step / 2;
+  for (int k = 0; k < 256; ++k) {
+    const int64_t v = cum / step;
+    lut[k] = static_cast<uint8_t>(v > 255 ? 255 : v);
+    cum += hist[k];
   }
 }
 

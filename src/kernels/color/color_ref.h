@@ -4,6 +4,7 @@
 #ifndef SLUICE_KERNELS_COLOR_COLOR_REF_H_
 #define SLUICE_KERNELS_COLOR_COLOR_REF_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -111,6 +112,52 @@ inline void Hue(std::vector<uint8_t>& hwc, double shift) {
   }
 }
 
+// posterize(bits): keep the top `bits` bits (factor holds the mask).
+inline void Posterize(std::vector<uint8_t>& hwc, uint8_t mask) {
+  for (uint8_t& v : hwc) v = static_cast<uint8_t>(v & mask);
+}
+
+// solarize(threshold): where(float(v) >= threshold, 255 - v, v).
+inline void Solarize(std::vector<uint8_t>& hwc, float threshold) {
+  for (uint8_t& v : hwc)
+    if (static_cast<float>(v) >= threshold) v = static_cast<uint8_t>(255 - v);
+}
+
+// autocontrast: per channel, (x - min) / (float32(max - min) * float32(1 / 255)), clamped and
+// truncated; a flat channel is left as it is.
+inline void AutoContrast(std::vector<uint8_t>& hwc) {
+  const std::vector<float> p = Planes(hwc);
+  const size_t n = p.size() / 3;
+  for (size_t c = 0; c < 3; ++c) {
+    float mn = 255.f, mx = 0.f;
+    for (size_t i = 0; i < n; ++i) mn = std::fmin(mn, p[c * n + i]), mx = std::fmax(mx, p[c * n + i]);
+    float inv_scale = (mx - mn) * static_cast<float>(1.0 / 255.0);
+    if (mx == mn) mn = 0.f, inv_scale = 1.f;
+    for (size_t i = 0; i < n; ++i) hwc[i * 3 + c] = Trunc((p[c * n + i] - mn) / inv_scale);
+  }
+}
+
+// equalize: PIL's ImageOps.equalize per channel (torchvision's uint8 kernel gives the same).
+inline void Equalize(std::vector<uint8_t>& hwc) {
+  const size_t n = hwc.size() / 3;
+  for (size_t c = 0; c < 3; ++c) {
+    std::vector<int64_t> h(256, 0);
+    for (size_t i = 0; i < n; ++i) ++h[hwc[i * 3 + c]];
+    std::vector<int64_t> nonzero;
+    for (int64_t v : h)
+      if (v != 0) nonzero.push_back(v);
+    const int64_t step = (static_cast<int64_t>(n) - nonzero.back()) / 255;
+    if (step == 0) continue;
+    std::vector<uint8_t> lut;
+    int64_t acc = step / 2;
+    for (int k = 0; k < 256; ++k) {
+      lut.push_back(static_cast<uint8_t>(std::min<int64_t>(acc / step, 255)));
+      acc += h[static_cast<size_t>(k)];
+    }
+    for (size_t i = 0; i < n; ++i) hwc[i * 3 + c] = lut[hwc[i * 3 + c]];
+  }
+}
+
 // Runs `ops` (the factors as drawn) on an RGB8 image.
 inline void Apply(const ColorOps& ops, std::vector<uint8_t>& hwc) {
   for (int i = 0; i < ops.num_steps; ++i) {
@@ -121,6 +168,10 @@ inline void Apply(const ColorOps& ops, std::vector<uint8_t>& hwc) {
       case ColorKind::kSaturation: Saturation(hwc, s.factor); break;
       case ColorKind::kHue: Hue(hwc, s.factor); break;
       case ColorKind::kGrayscale: Grayscale(hwc); break;
+      case ColorKind::kPosterize: Posterize(hwc, static_cast<uint8_t>(s.factor)); break;
+      case ColorKind::kSolarize: Solarize(hwc, s.factor); break;
+      case ColorKind::kAutoContrast: AutoContrast(hwc); break;
+      case ColorKind::kEqualize: Equalize(hwc); break;
     }
   }
 }

@@ -20,7 +20,7 @@ ColorOps Ops(std::initializer_list<ColorStep> steps) {
   ColorOps ops;
   for (const ColorStep& s : steps) {
     ops.steps[ops.num_steps++] = s;
-    if (s.kind == ColorKind::kContrast) ++ops.num_contrast;
+    if (NeedsStats(s.kind)) ++ops.num_stats;
   }
   return ops;
 }
@@ -57,6 +57,32 @@ TEST(Color, HandComputedPixels) {
   EXPECT_EQ(Colored(Ops({Step(ColorKind::kHue, 1.0f / 3.0f)}), {255, 0, 0}, 1), (std::vector<uint8_t>{0, 255, 0}));
 }
 
+TEST(Color, AutoAugmentStepsByHand) {
+  const std::vector<uint8_t> px = {100, 200, 250, 10, 20, 30};
+  // Posterize to 2 bits keeps 0xC0: 100 -> 64, 200 -> 192, 250 -> 192, the rest 0.
+  EXPECT_EQ(Colored(Ops({ColorStep{ColorKind::kPosterize, 192.f, 0.f}}), px, 2),
+            (std::vector<uint8_t>{64, 192, 192, 0, 0, 0}));
+  // Solarize at 200: 200 and 250 invert (55, 5); the rest stay.
+  EXPECT_EQ(Colored(Ops({ColorStep{ColorKind::kSolarize, 200.f, 0.f}}), px, 2),
+            (std::vector<uint8_t>{100, 55, 5, 10, 20, 30}));
+  // Autocontrast stretches each channel from [min, max] to [0, 255]: the max maps to
+  // (max - min) / (float32(max - min) / 255), which truncates to 254 or 255.
+  const std::vector<uint8_t> ac = Colored(Ops({ColorStep{ColorKind::kAutoContrast, 0.f, 0.f}}), px, 2);
+  EXPECT_EQ(ac[3], 0);
+  EXPECT_EQ(ac[4], 0);
+  for (int c = 0; c < 3; ++c) EXPECT_GE(ac[static_cast<size_t>(c)], 254);
+  // Equalize of a channel with 4 pixels 0, 0, 0, 255: step = (4 - 1) / 255 = 0: unchanged.
+  const std::vector<uint8_t> flat = {0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255};
+  EXPECT_EQ(Colored(Ops({ColorStep{ColorKind::kEqualize, 0.f, 0.f}}), flat, 4), flat);
+  // 510 pixels: 255 of value 10, 255 of value 20 (last bin 20): step = 255 / 255 = 1;
+  // lut[k] = cum[k - 1]: lut[10] = 0, lut[20] = 255.
+  std::vector<uint8_t> two(510 * 3);
+  for (size_t i = 0; i < 510; ++i) two[i * 3] = two[i * 3 + 1] = two[i * 3 + 2] = i < 255 ? 10 : 20;
+  const std::vector<uint8_t> eq = Colored(Ops({ColorStep{ColorKind::kEqualize, 0.f, 0.f}}), two, 510);
+  EXPECT_EQ(eq[0], 0);
+  EXPECT_EQ(eq[3 * 509], 255);
+}
+
 TEST(Color, HueZeroKeepsPixelsWithinOneLevel) {
   std::mt19937 rng(7);
   std::vector<uint8_t> px(3 * 4096);
@@ -67,9 +93,10 @@ TEST(Color, HueZeroKeepsPixelsWithinOneLevel) {
 
 TEST(Color, CpuMatchesReferenceOnRandomStepLists) {
   std::mt19937 rng(1234);
-  const ColorKind kinds[] = {ColorKind::kBrightness, ColorKind::kContrast, ColorKind::kSaturation,
-                             ColorKind::kHue, ColorKind::kGrayscale};
-  for (int trial = 0; trial < 60; ++trial) {
+  const ColorKind kinds[] = {ColorKind::kBrightness, ColorKind::kContrast,     ColorKind::kSaturation,
+                             ColorKind::kHue,        ColorKind::kGrayscale,    ColorKind::kPosterize,
+                             ColorKind::kSolarize,   ColorKind::kAutoContrast, ColorKind::kEqualize};
+  for (int trial = 0; trial < 90; ++trial) {
     const int w = 7 + trial % 23, h = 5 + trial % 17;
     std::vector<uint8_t> px(static_cast<size_t>(w) * h * 3);
     // Smooth colours plus noise: pixels near every hue sector and saturation.
@@ -81,10 +108,13 @@ TEST(Color, CpuMatchesReferenceOnRandomStepLists) {
     ColorOps ops;
     const int n = 1 + trial % 5;
     for (int i = 0; i < n; ++i) {
-      const ColorKind k = kinds[rng() % 5];
+      const ColorKind k = kinds[rng() % 9];
       std::uniform_real_distribution<float> f(0.f, 2.f), hue(-0.5f, 0.5f);
-      ops.steps[ops.num_steps++] = Step(k, k == ColorKind::kHue ? hue(rng) : f(rng));
-      if (k == ColorKind::kContrast) ++ops.num_contrast;
+      float factor = k == ColorKind::kHue ? hue(rng) : f(rng);
+      if (k == ColorKind::kPosterize) factor = static_cast<float>((0xFF00 >> (rng() % 9)) & 0xFF);
+      if (k == ColorKind::kSolarize) factor = static_cast<float>(rng() % 256) + (rng() % 2 ? 0.5f : 0.0f);
+      ops.steps[ops.num_steps++] = Step(k, factor);
+      if (NeedsStats(k)) ++ops.num_stats;
     }
     std::vector<uint8_t> want = px;
     color_ref::Apply(ops, want);

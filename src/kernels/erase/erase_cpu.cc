@@ -33,6 +33,10 @@ void ErasePixelsCpu(const EraseOps& ops, const MutableImageView& img) {
     for (int y = r.y0; y < r.y1; ++y)
       for (int x = r.x0; x < r.x1; ++x) std::copy(r.pixel, r.pixel + 3, img.row(y) + 3 * x);
   }
+  if (!ops.grid.enabled || ops.grid.finished) return;
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x)
+      if (GridBlack(ops.grid, x, y)) std::fill(img.row(y) + 3 * x, img.row(y) + 3 * x + 3, uint8_t{0});
 }
 
 void EraseFinishedCpu(const EraseOps& ops, void* sample, int h, int w, DType dtype, Layout layout) {
@@ -49,6 +53,18 @@ void EraseFinishedCpu(const EraseOps& ops, void* sample, int h, int w, DType dty
       Fill(r, v, static_cast<uint8_t*>(sample), h, w, layout);
     }
   }
+  const GridParams& g = ops.grid;
+  if (!g.enabled || !g.finished) return;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      if (!GridBlack(g, x, y)) continue;
+      for (int c = 0; c < 3; ++c) {
+        const int64_t o = SlotOffset(layout, h, w, c, y, x);
+        if (dtype == DType::kFloat32) static_cast<float*>(sample)[o] = g.value[c];
+        else if (dtype == DType::kFloat16) static_cast<uint16_t*>(sample)[o] = FloatToHalfBits(g.value[c]);
+        else static_cast<uint8_t*>(sample)[o] = ErasedU8(g.value[c]);
+      }
+    }
 }
 
 }  // namespace sluice

@@ -86,7 +86,7 @@ ResizeFinishKernel(const GpuResizeSample* samples, const int32_t* table, GpuFini
       }
       v[0] = ResizeClip8(a0), v[1] = ResizeClip8(a1), v[2] = ResizeClip8(a2);
     }
-    StoreFinished(f, s.out, out_h, out_w, y, x, v, s.erase);
+    StoreFinished(f, s.out, out_h, out_w, y, x, v, s.erase, s.noise);
   }
 }
 

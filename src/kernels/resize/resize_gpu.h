@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "kernels/erase/erase_params.h"
+#include "kernels/noise/noise_params.h"
 #include "kernels/normalize/normalize_params.h"
 #include "kernels/resize/resize_cpu.h"
 
@@ -39,6 +40,7 @@ struct GpuResizeSample {
   int tile_rows = 0;               // output rows per block, 1..32
   uint8_t fill[3] = {0, 0, 0};
   const EraseOps* erase = nullptr;  // erased rectangles (device memory), or none
+  const NoiseParams* noise = nullptr;  // GaussianNoise (device memory), or none
 };
 
 // The finish step's parameters for the kernel: dtype, layout and NormalizeLut's tables

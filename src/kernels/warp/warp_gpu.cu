@@ -53,7 +53,7 @@ WarpFinishKernel(const GpuWarpSample* samples, const int32_t* table, GpuFinish f
   };
   uint8_t v[3];
   WarpPixel(s.warp, k, l, fetch, v);
-  StoreFinished(f, s.out, out_h, out_w, l, k, v, s.erase);
+  StoreFinished(f, s.out, out_h, out_w, l, k, v, s.erase, s.noise);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ struct GpuWarpSample {
   uint8_t fill[3] = {0, 0, 0};  // the resample's padding
   WarpParams warp;
   const EraseOps* erase = nullptr;  // erased rectangles (device memory), or none
+  const NoiseParams* noise = nullptr;  // GaussianNoise (device memory), or none
 };
 
 // Fills s's taps, fill and warp for segment (p, w); the tables go at `table` (ResizeTapWords(p)
