@@ -35,11 +35,19 @@ Kernels per batch (sluice GPU rows): after timing, sync, then torch.profiler.pro
 [CUDA]) around --profile-batches more batches (same consumer), sync inside the window; the chrome
 trace's "kernel" events are counted by name. Then the loader is closed and the consumer alone is
 profiled on a tensor of the batch's shape (baseline); its per-batch counts are subtracted by name.
-sluice kernels = ResizeFinishKernel/WarpFinishKernel/ColorFinishKernel plus every kernel that is
+sluice kernels = ResizeFinishKernel/WarpFinishKernel/ColorFinishKernel/FilterKernel plus every kernel that is
 not torch's (nvJPEG's); total = every kernel but the consumer's. "n/a" when the profiler saw no
 kernel at all, or none of sluice's in a row that runs on the GPU.
 
+--pipeline randaug / simclr: the same method on two other lists users bring (the rows then are
+the DataLoader, sluice GPU and sluice CPU, each with the list as written; <cutout> is unused):
+    randaug: RandomResizedCrop(img_size), RandomHorizontalFlip(), RandAugment(), ToTensor(),
+             Normalize(ImageNet mean, std)
+    simclr:  RandomResizedCrop(img_size), RandomHorizontalFlip(), ColorJitter(0.4, 0.4, 0.4, 0.1),
+             RandomGrayscale(0.2), GaussianBlur(23, (0.1, 2.0)), ToTensor(), Normalize(ImageNet)
+
     python bench/augment_bench.py DATA [DATA ...] [--seconds 8] [--timeout 150] [--routes]
+                                  [--pipeline seed|randaug|simclr]
                                   [--rows Cutout,Lambda] [--json out.json] [--dry-run]
 """
 from __future__ import annotations
@@ -67,7 +75,7 @@ from gpu_bench import (GpuMemoryPoller, cpu_jiffies, dataset_info, machine_info,
 
 WARMUP, MIN_BATCHES = 3, 6  # as gpu_bench
 GPU = "cuda"  # --dry-run makes it "cpu"
-SLUICE_KERNELS = ("ResizeFinishKernel", "WarpFinishKernel", "ColorFinishKernel")
+SLUICE_KERNELS = ("ResizeFinishKernel", "WarpFinishKernel", "ColorFinishKernel", "FilterKernel")
 TORCH_KERNEL_MARKS = ("at::", "at_cuda_detail", "c10::")  # torch's own kernels' namespaces
 
 
@@ -141,7 +149,14 @@ def batched_cutout_for(args):
 
 
 # ----------------------------------------------------------------------------- rows
-def seed_list(T, size: int, cutout) -> list:
+def seed_list(T, size: int, cutout, pipeline: str = "seed") -> list:
+    mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+    if pipeline == "randaug":
+        return [T.RandomResizedCrop(size), T.RandomHorizontalFlip(), T.RandAugment(), T.ToTensor(),
+                T.Normalize(mean, std)]
+    if pipeline == "simclr":
+        return [T.RandomResizedCrop(size), T.RandomHorizontalFlip(), T.ColorJitter(0.4, 0.4, 0.4, 0.1),
+                T.RandomGrayscale(0.2), T.GaussianBlur(23, (0.1, 2.0)), T.ToTensor(), T.Normalize(mean, std)]
     return [T.Resize(int(size * 1.2)), T.RandomRotation(20), T.RandomCrop(size), T.RandomHorizontalFlip(),
             T.ColorJitter(brightness=0.5, contrast=0.5, saturation=0.5, hue=0.3), T.ToTensor(),
             T.Normalize([0.5] * 3, [0.5] * 3), cutout]
@@ -164,7 +179,7 @@ def dataloader_row(data: str, args) -> Row:
         import torchvision.transforms as T
     except ImportError as e:
         raise Skip(f"torchvision is not installed ({e})") from None
-    tf = T.Compose(seed_list(T, args.img_size, CUTOUT(args.n_holes, args.length)))
+    tf = T.Compose(seed_list(T, args.img_size, CUTOUT(args.n_holes, args.length), args.pipeline))
     loader = torch.utils.data.DataLoader(tvd.ImageFolder(data, transform=tf), batch_size=args.batch_size,
                                          shuffle=True, num_workers=args.workers, pin_memory=GPU == "cuda",
                                          persistent_workers=True, prefetch_factor=4)
@@ -204,7 +219,7 @@ def sluice_row(data: str, args, device: str, cutout: str, route: str = "auto") -
         last = ST.BatchLambda(batched_cutout_for(args))
     else:
         last = ST.Lambda(CUTOUT(args.n_holes, args.length))
-    loader = sluice.Loader(data, seed_list(ST, args.img_size, last), batch_size=args.batch_size, device=device,
+    loader = sluice.Loader(data, seed_list(ST, args.img_size, last, args.pipeline), batch_size=args.batch_size, device=device,
                            dtype="float32", shuffle=True, seed=0,
                            **({"decode_route": route} if device != "cpu" else {}))
     consumer_uploads = device == "cpu" and GPU == "cuda"  # the sluice CPU row
@@ -230,8 +245,14 @@ def sluice_row(data: str, args, device: str, cutout: str, route: str = "auto") -
     return Row(batches(), extra, loader.close, uploads=loader._upload)
 
 
-def make_rows(routes: bool) -> dict:
+def make_rows(routes: bool, pipeline: str = "seed") -> dict:
     """name -> (builder(data, args), profile kernels?)"""
+    if pipeline != "seed":
+        return {
+            "DataLoader torchvision (16 workers)": (dataloader_row, False),
+            "sluice GPU": (lambda d, a: sluice_row(d, a, GPU, "builtin"), True),
+            "sluice CPU": (lambda d, a: sluice_row(d, a, "cpu", "builtin"), False),
+        }
     rows = {
         "DataLoader torchvision (16 workers)": (dataloader_row, False),
         "sluice GPU, Cutout (built-in)": (lambda d, a: sluice_row(d, a, GPU, "builtin"), True),
@@ -329,7 +350,7 @@ def run_row(name: str, data: str, args) -> dict:
     result: dict = {}
     row = None
     try:
-        builder, want_kernels = make_rows(args.routes)[name]
+        builder, want_kernels = make_rows(args.routes, args.pipeline)[name]
         row = builder(data, args)
         consume = Consumer()
         result = measure(row.batches, consume, args.seconds)
@@ -363,7 +384,7 @@ def run_row(name: str, data: str, args) -> dict:
 
 
 # ----------------------------------------------------------------------------- parent
-ROW_FLAGS = ("seconds", "batch_size", "img_size", "n_holes", "length", "workers", "profile_batches")
+ROW_FLAGS = ("seconds", "batch_size", "img_size", "n_holes", "length", "workers", "profile_batches", "pipeline")
 
 
 def spawn_row(name: str, data: str, args, tmp: str) -> dict:
@@ -460,6 +481,8 @@ def main() -> int:
     ap.add_argument("--n-holes", type=int, default=1)
     ap.add_argument("--length", type=int, default=16)
     ap.add_argument("--workers", type=int, default=16, help="DataLoader workers")
+    ap.add_argument("--pipeline", choices=("seed", "randaug", "simclr"), default="seed",
+                    help="the transform list (see above)")
     ap.add_argument("--profile-batches", type=int, default=10, help="batches in the kernel-count window")
     ap.add_argument("--dry-run", action="store_true",
                     help="check the plumbing without a GPU: 'cuda' becomes 'cpu' (rates meaningless)")
@@ -471,7 +494,7 @@ def main() -> int:
         print(json.dumps(run_row(args._row, args.data[0], args), default=str), flush=True)
         return 0
 
-    all_rows = make_rows(args.routes)
+    all_rows = make_rows(args.routes, args.pipeline)
     names = list(all_rows)
     if args.rows:
         wanted = [s.strip().lower() for s in args.rows.split(",") if s.strip()]
@@ -482,7 +505,9 @@ def main() -> int:
     machine = (f"# GPU {meta['gpu']} | {meta['cpus']} CPUs ({meta['cpu']}) | Python {meta['python']} | "
                f"torch {meta['torch']} | torchvision {meta['torchvision']} | Pillow {meta['pillow']} | "
                f"process GPU memory via {meta['gpu_process_memory_source']}" + (" | DRY RUN" if args.dry_run else ""))
-    setup = (f"# seed pipeline, img_size {args.img_size}, Cutout(n_holes={args.n_holes}, length={args.length}); "
+    what = (f"seed pipeline, img_size {args.img_size}, Cutout(n_holes={args.n_holes}, length={args.length})"
+            if args.pipeline == "seed" else f"{args.pipeline} pipeline, img_size {args.img_size}")
+    setup = (f"# {what}; "
              f"batch {args.batch_size} float32 NCHW; each row in its own process: {WARMUP} warm-up batches, then "
              f">= {args.seconds:g} s and >= {MIN_BATCHES} batches; kernels over {args.profile_batches} more; "
              f"timeout {args.timeout:g} s")

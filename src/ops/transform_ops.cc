@@ -299,6 +299,7 @@ AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transform
       for (size_t c = 0; c < 3; ++c) w.fill[c] = fill[c];
       w.x = WarpAxis{0, width, false};
       w.y = WarpAxis{0, height, false};
+      w.float_grid = true;  // torchvision's float32 grid: its ties (e.g. shear 0.2 on odd rows) exactly
       break;
     }
     case AugmentOp::kBrightness: color(ColorKind::kBrightness, 1.0 + m); break;

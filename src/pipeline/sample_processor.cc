@@ -160,6 +160,8 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
   {
     ScopedTimer timer(&counters->collate_ns);
     SLUICE_ASSIGN_OR_RETURN(dst, slot(view.height, view.width));
+    if (geo.noise.enabled && finish_.dtype == DType::kUInt8)
+      return InvalidArgument("GaussianNoise needs a float output: pass dtype='float32' or 'float16'");
     if (geo.noise.enabled) {
       NoiseFinishCpu(geo.noise, view, finish_.dtype, finish_.layout, dst);
     } else {

@@ -44,6 +44,9 @@ struct WarpParams {
   uint8_t fill[3] = {0, 0, 0};      // points outside the source image
   WarpAxis x, y;                    // the window shown
   uint8_t pad_fill[3] = {0, 0, 0};  // window pixels outside the warped image
+  // Compute the source point as torchvision's float32 grid does (FloatGridPoint), not in double:
+  // bit-exact with torchvision for nearest, ties included (the auto-augment warps use it).
+  bool float_grid = false;
 };
 
 namespace warp {
@@ -74,6 +77,29 @@ SLUICE_HD void WarpSourcePoint(const WarpParams& p, int j, int i, double* sx, do
   *sy = Add(Add(Add(Mul(p.m[3], xb), Mul(p.m[4], yb)), p.m[5]), cy);
 }
 
+// The source point as torchvision's _apply_grid_transform computes it: the matrix in float32,
+// each row divided by half the image's size, the centred grid times it (plain float32 products
+// and sums), then grid_sample's unnormalization (g + 1) * size / 2 - 1 / 2 as a fused
+// multiply-add.
+SLUICE_HD void FloatGridPoint(const WarpParams& p, int j, int i, double* sx, double* sy) {
+  using hd::Add;
+  using hd::Mul;
+  const float hw = 0.5f * static_cast<float>(p.src_w), hh = 0.5f * static_cast<float>(p.src_h);
+  float r[6];
+  for (int k = 0; k < 6; ++k) r[k] = static_cast<float>(p.m[k]) / (k < 3 ? hw : hh);
+  const float xc = static_cast<float>(j) - 0.5f * static_cast<float>(p.src_w - 1);
+  const float yc = static_cast<float>(i) - 0.5f * static_cast<float>(p.src_h - 1);
+  const float gx = Add(Add(Mul(xc, r[0]), Mul(yc, r[1])), r[2]);
+  const float gy = Add(Add(Mul(xc, r[3]), Mul(yc, r[4])), r[5]);
+#if defined(__CUDA_ARCH__)
+  *sx = fmaf(Add(gx, 1.0f), hw, -0.5f);
+  *sy = fmaf(Add(gy, 1.0f), hh, -0.5f);
+#else
+  *sx = std::fmaf(Add(gx, 1.0f), hw, -0.5f);
+  *sy = std::fmaf(Add(gy, 1.0f), hh, -0.5f);
+#endif
+}
+
 // Output pixel (k, l) of the window into out[3]. fetch(x, y, rgb) reads source pixel (x, y),
 // 0 <= x < src_w, 0 <= y < src_h.
 template <typename Fetch>
@@ -84,7 +110,11 @@ SLUICE_HD void WarpPixel(const WarpParams& p, int k, int l, const Fetch& fetch, 
     return;
   }
   double sx, sy;
-  WarpSourcePoint(p, j, i, &sx, &sy);
+  if (p.float_grid) {
+    FloatGridPoint(p, j, i, &sx, &sy);
+  } else {
+    WarpSourcePoint(p, j, i, &sx, &sy);
+  }
   if (p.filter == WarpFilter::kNearest) {
     const double rx = warp::RoundEven(sx), ry = warp::RoundEven(sy);
     if (rx >= 0.0 && rx < p.src_w && ry >= 0.0 && ry < p.src_h) {
