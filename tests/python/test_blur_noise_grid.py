@@ -37,6 +37,7 @@ from PIL import Image
 import sluice
 import sluice.transforms as T
 from conftest import photo, pil_bytes
+from test_autoaugment import linspace_f32  # torch.linspace in float32
 
 core = sluice._core
 F32 = np.float32
@@ -84,19 +85,6 @@ def assert_close(ours, want, max_diff, min_identical, what):
 
 
 # --- GaussianBlur ------------------------------------------------------------------------------
-
-def linspace_f32(start, end, n):
-    """torch.linspace on the CPU in float32 (a fused multiply-add per element, the second half
-    counted back from the end; the double products and sums are exact)."""
-    s, e = F32(start), F32(end)
-    if n == 1:
-        return np.array([s], F32)
-    step = F32((e - s) / F32(n - 1))
-    i = np.arange(n, dtype=np.float64)
-    first = np.float64(step) * i + np.float64(s)
-    second = np.float64(e) - np.float64(step) * (n - 1 - i)
-    return np.where(np.arange(n) < n // 2, first, second).astype(F32)
-
 
 def kernel1d(k, sigma):
     """torchvision's _get_gaussian_kernel1d in float32: softmax(-(linspace / sigma)^2)."""
