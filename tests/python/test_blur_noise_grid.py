@@ -37,7 +37,7 @@ from PIL import Image
 import sluice
 import sluice.transforms as T
 from conftest import photo, pil_bytes
-from test_autoaugment import linspace_f32  # torch.linspace in float32
+from test_autoaugment import assert_close, identical, linspace_f32  # shared comparison helpers
 
 core = sluice._core
 F32 = np.float32
@@ -69,19 +69,6 @@ def run(data, transforms, dtype="uint8", layout="NHWC", **key):
 def program_of(transforms, width, height, **key):
     return core.draw_color(specs_of(transforms), width, height, key.get("seed", 0), key.get("epoch", 0),
                            key.get("index", 0))
-
-
-def identical(a, b):
-    return float(np.mean(a == b))
-
-
-def assert_close(ours, want, max_diff, min_identical, what):
-    assert ours.shape == want.shape, what
-    diff = np.abs(ours.astype(int) - want.astype(int))
-    same = identical(ours, want)
-    if max_diff is not None:
-        assert diff.max() <= max_diff, f"{what}: max difference {diff.max()}, {same:.5f} identical"
-    assert same >= min_identical, f"{what}: {same:.5f} identical, max difference {diff.max()}"
 
 
 # --- GaussianBlur ------------------------------------------------------------------------------
