@@ -201,8 +201,10 @@ def has_builtin_cutout() -> str | None:
 
     if not hasattr(ST, "Cutout"):
         return "sluice.transforms.Cutout does not exist in this tree yet"
-    if not hasattr(ST._C, "Cutout"):
-        return "sluice.transforms.Cutout exists, but the built module (_core) lacks it: rebuild"
+    try:
+        ST.Cutout()
+    except ValueError as e:  # the built module (_core) has no such op
+        return f"sluice.transforms.Cutout exists, but the built module (_core) lacks it ({e}): rebuild"
     return None
 
 

@@ -16,15 +16,30 @@ set(SLUICE_SOURCES
   src/codec/webp.cc
   src/codec/decoder.cc
   src/kernels/resize/resize_cpu.cc
-  src/kernels/normalize/normalize_cpu.cc
+  src/kernels/finish/finish_cpu.cc
   src/kernels/orient/orient_cpu.cc
   src/kernels/color/color_cpu.cc
   src/kernels/warp/warp_cpu.cc
+  src/kernels/warp/affine_matrix.cc
   src/kernels/erase/erase_cpu.cc
   src/kernels/filter/filter_cpu.cc
+  src/kernels/filter/gaussian_kernel.cc
   src/kernels/noise/noise_cpu.cc
+  src/ops/op_registry.cc
+  src/ops/image_ops.cc
+  src/ops/list_rules.cc
+  src/ops/sample_draw.cc
+  src/ops/arg_checks.cc
+  src/ops/torch_math.cc
   src/ops/transforms.cc
-  src/ops/transform_ops.cc
+  src/ops/resize_crop_ops.cc
+  src/ops/flip_ops.cc
+  src/ops/affine_ops.cc
+  src/ops/color_ops.cc
+  src/ops/blur_op.cc
+  src/ops/augment_ops.cc
+  src/ops/erase_ops.cc
+  src/ops/finish_ops.cc
   src/pipeline/plan.cc
   src/pipeline/sample_processor.cc
   src/pipeline/skip_log.cc
@@ -50,4 +65,5 @@ set(SLUICE_CUDA_SOURCES
 )
 set(SLUICE_NO_CUDA_SOURCES
   src/gpu/device_none.cc
+  src/pipeline/gpu_executor_none.cc
 )

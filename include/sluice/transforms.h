@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -23,6 +24,8 @@ namespace sluice::transforms {
 
 // Resizes take kBilinear or kBicubic; rotations and affine warps take kNearest or kBilinear.
 enum class Interpolation : uint8_t { kBilinear, kBicubic, kNearest };
+const char* InterpolationName(Interpolation i);                 // "bilinear", "bicubic", "nearest"
+Result<Interpolation> ParseInterpolation(std::string_view name);  // accepts the names above
 
 // Crop a random window (area fraction in `scale`, aspect ratio in `ratio`, log-uniform) and
 // resize it to height x width. The window is drawn from the file header before decoding, and

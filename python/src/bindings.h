@@ -17,6 +17,7 @@ void RegisterTensor(nb::module_& m);
 void RegisterTransforms(nb::module_& m);
 void RegisterLoader(nb::module_& m);
 void RegisterCodec(nb::module_& m);
+void RegisterSample(nb::module_& m);
 
 // Raises the Python exception for `status` (REQUIRES: !status.ok()). Never returns.
 [[noreturn]] void ThrowStatus(const Status& status);
@@ -30,6 +31,9 @@ T Unwrap(Result<T> r) {
 inline void Check(const Status& s) {
   if (!s.ok()) ThrowStatus(s);
 }
+
+// transforms::Transform (a std::variant) is bound as a class, sluice._core.transforms.Spec: no file
+// of this module includes nanobind/stl/variant.h, whose caster would take its place.
 
 // A Tensor exposed to Python through the DLPack protocol (__dlpack__, __dlpack_device__).
 struct PyTensor {

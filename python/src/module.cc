@@ -8,4 +8,5 @@ NB_MODULE(_core, m) {
   RegisterTransforms(m);
   RegisterLoader(m);
   RegisterCodec(m);
+  RegisterSample(m);
 }

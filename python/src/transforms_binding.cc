@@ -1,11 +1,17 @@
-// The transform descriptions (sluice/transforms.h) as plain Python value classes. The
-// torchvision-shaped classes in sluice.transforms build these.
+// Transform descriptions (sluice/transforms.h) for Python, from the op table: make(name, fields)
+// builds any op's description from its fields and checks it (the argument checks live in C++
+// only); a description (Spec) reads and writes its fields by name. make_lambda wraps a Python
+// callable as a user function.
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/string.h>
-#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
+#include <cstring>
+#include <string>
+
 #include "bindings.h"
+#include "ops/op_registry.h"
 #include "sluice/transforms.h"
 
 namespace sluice::python {
@@ -46,133 +52,160 @@ class PySampleFunction : public SampleFunction {
   nb::object runner_;
 };
 
+[[noreturn]] void Raise(PyObject* type, const std::string& message) {
+  PyErr_SetString(type, message.c_str());
+  throw nb::python_error();
+}
+
+std::string Repr(nb::handle v) { return nb::cast<std::string>(nb::repr(v)); }
+
+bool IsNumber(nb::handle v) { return (PyLong_Check(v.ptr()) || PyFloat_Check(v.ptr())) && !PyBool_Check(v.ptr()); }
+
+// One scalar of field `f` of op `op` from `v`, stored at `p`. Errors name the op and the field:
+// TypeError for a value of the wrong kind, ValueError for one out of range (a float where an
+// int is needed, a pixel value outside [0, 255]).
+void SetScalar(const char* op, const OpField& f, nb::handle v, void* p) {
+  const std::string what = std::string(op) + ": " + f.name;
+  switch (f.type) {
+    case FieldType::kInt:
+    case FieldType::kByte: {
+      if (!IsNumber(v)) Raise(PyExc_TypeError, what + " must be an int, got " + Repr(v));
+      if (!PyLong_Check(v.ptr())) Raise(PyExc_ValueError, what + " must be an int, got " + Repr(v));
+      const long long x = PyLong_AsLongLong(v.ptr());
+      if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+      if (f.type == FieldType::kByte) {
+        if (x < 0 || x > 255) Raise(PyExc_ValueError, what + " values must be in [0, 255] (pixel values), got " + Repr(v));
+        *static_cast<uint8_t*>(p) = static_cast<uint8_t>(x);
+      } else {
+        if (x < INT32_MIN || x > INT32_MAX) Raise(PyExc_ValueError, what + " is out of range, got " + Repr(v));
+        *static_cast<int*>(p) = static_cast<int>(x);
+      }
+      return;
+    }
+    case FieldType::kDouble:
+    case FieldType::kFloat: {
+      if (!IsNumber(v)) Raise(PyExc_TypeError, what + " must be a number, got " + Repr(v));
+      const double x = PyFloat_AsDouble(v.ptr());
+      if (x == -1.0 && PyErr_Occurred()) throw nb::python_error();
+      if (f.type == FieldType::kDouble) {
+        *static_cast<double*>(p) = x;
+      } else {
+        *static_cast<float*>(p) = static_cast<float>(x);
+      }
+      return;
+    }
+    case FieldType::kBool: *static_cast<bool*>(p) = PyObject_IsTrue(v.ptr()) == 1; return;
+    case FieldType::kInterpolation: {
+      if (!nb::isinstance<nb::str>(v)) Raise(PyExc_TypeError, what + " must be a string, got " + Repr(v));
+      Result<Interpolation> i = ParseInterpolation(nb::cast<std::string>(v));
+      if (!i.ok()) ThrowStatus(i.status().WithPrefix(op));
+      *static_cast<Interpolation*>(p) = *i;
+      return;
+    }
+  }
+}
+
+size_t ScalarSize(FieldType t) {
+  switch (t) {
+    case FieldType::kInt: return sizeof(int);
+    case FieldType::kDouble: return sizeof(double);
+    case FieldType::kFloat: return sizeof(float);
+    case FieldType::kByte: return sizeof(uint8_t);
+    case FieldType::kBool: return sizeof(bool);
+    case FieldType::kInterpolation: return sizeof(Interpolation);
+  }
+  return 0;
+}
+
+void SetField(const char* op, const OpField& f, nb::handle v, Transform* t) {
+  void* p = f.address(*t);
+  if (f.length == 0) return SetScalar(op, f, v, p);
+  if (!PySequence_Check(v.ptr()) || nb::isinstance<nb::str>(v) || nb::len(v) != static_cast<size_t>(f.length))
+    Raise(PyExc_TypeError, std::string(op) + ": " + f.name + " must be a sequence of " + std::to_string(f.length) +
+                               " values, got " + Repr(v));
+  for (int i = 0; i < f.length; ++i)
+    SetScalar(op, f, v[static_cast<size_t>(i)], static_cast<uint8_t*>(p) + static_cast<size_t>(i) * ScalarSize(f.type));
+}
+
+nb::object GetScalar(FieldType type, const void* p) {
+  switch (type) {
+    case FieldType::kInt: return nb::int_(*static_cast<const int*>(p));
+    case FieldType::kByte: return nb::int_(*static_cast<const uint8_t*>(p));
+    case FieldType::kDouble: return nb::float_(*static_cast<const double*>(p));
+    case FieldType::kFloat: return nb::float_(*static_cast<const float*>(p));
+    case FieldType::kBool: return nb::bool_(*static_cast<const bool*>(p));
+    case FieldType::kInterpolation: return nb::str(InterpolationName(*static_cast<const Interpolation*>(p)));
+  }
+  return nb::none();
+}
+
+nb::object GetField(const OpField& f, Transform* t) {
+  const void* p = f.address(*t);
+  if (f.length == 0) return GetScalar(f.type, p);
+  nb::list out;
+  for (int i = 0; i < f.length; ++i)
+    out.append(GetScalar(f.type, static_cast<const uint8_t*>(p) + static_cast<size_t>(i) * ScalarSize(f.type)));
+  return nb::tuple(out);
+}
+
+const OpField* FindField(const OpDef& op, const std::string& name) {
+  for (const OpField& f : op.fields)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+Transform Make(const std::string& name, nb::dict args) {
+  const OpDef* op = ImageOps().FindByName(name);
+  if (op == nullptr || op->fields.empty()) Raise(PyExc_ValueError, "no transform named '" + name + "'");
+  Transform t = op->make();
+  for (auto [key, value] : args) {
+    const std::string field = nb::cast<std::string>(key);
+    const OpField* f = FindField(*op, field);
+    if (f == nullptr) Raise(PyExc_TypeError, name + ": no argument '" + field + "'");
+    SetField(op->name, *f, value, &t);
+  }
+  Check(Validate(t));
+  return t;
+}
+
 }  // namespace
 
 void RegisterTransforms(nb::module_& m) {
   nb::module_ t = m.def_submodule("transforms", "transform descriptions");
-  nb::enum_<Interpolation>(t, "Interpolation")
-      .value("BILINEAR", Interpolation::kBilinear)
-      .value("BICUBIC", Interpolation::kBicubic)
-      .value("NEAREST", Interpolation::kNearest);
-
-  nb::class_<RandomResizedCrop>(t, "RandomResizedCrop")
-      .def(nb::init<>())
-      .def_rw("height", &RandomResizedCrop::height)
-      .def_rw("width", &RandomResizedCrop::width)
-      .def_rw("scale", &RandomResizedCrop::scale)
-      .def_rw("ratio", &RandomResizedCrop::ratio)
-      .def_rw("interpolation", &RandomResizedCrop::interpolation)
-      .def_rw("antialias", &RandomResizedCrop::antialias);
-  nb::class_<Resize>(t, "Resize")
-      .def(nb::init<>())
-      .def_rw("height", &Resize::height)
-      .def_rw("width", &Resize::width)
-      .def_rw("max_size", &Resize::max_size)
-      .def_rw("interpolation", &Resize::interpolation)
-      .def_rw("antialias", &Resize::antialias);
-  nb::class_<CenterCrop>(t, "CenterCrop")
-      .def(nb::init<>())
-      .def_rw("height", &CenterCrop::height)
-      .def_rw("width", &CenterCrop::width);
-  nb::class_<RandomCrop>(t, "RandomCrop")
-      .def(nb::init<>())
-      .def_rw("height", &RandomCrop::height)
-      .def_rw("width", &RandomCrop::width)
-      .def_rw("padding", &RandomCrop::padding)
-      .def_rw("pad_if_needed", &RandomCrop::pad_if_needed)
-      .def_rw("fill", &RandomCrop::fill);
-  nb::class_<RandomHorizontalFlip>(t, "RandomHorizontalFlip")
-      .def(nb::init<>())
-      .def_rw("p", &RandomHorizontalFlip::p);
-  nb::class_<RandomVerticalFlip>(t, "RandomVerticalFlip")
-      .def(nb::init<>())
-      .def_rw("p", &RandomVerticalFlip::p);
-  nb::class_<Pad>(t, "Pad")
-      .def(nb::init<>())
-      .def_rw("padding", &Pad::padding)
-      .def_rw("fill", &Pad::fill);
-  nb::class_<RandomRotation>(t, "RandomRotation")
-      .def(nb::init<>())
-      .def_rw("degrees", &RandomRotation::degrees)
-      .def_rw("interpolation", &RandomRotation::interpolation)
-      .def_rw("fill", &RandomRotation::fill)
-      .def_rw("has_center", &RandomRotation::has_center)
-      .def_rw("center", &RandomRotation::center);
-  nb::class_<RandomAffine>(t, "RandomAffine")
-      .def(nb::init<>())
-      .def_rw("degrees", &RandomAffine::degrees)
-      .def_rw("translate", &RandomAffine::translate)
-      .def_rw("scale", &RandomAffine::scale)
-      .def_rw("shear", &RandomAffine::shear)
-      .def_rw("interpolation", &RandomAffine::interpolation)
-      .def_rw("fill", &RandomAffine::fill)
-      .def_rw("has_center", &RandomAffine::has_center)
-      .def_rw("center", &RandomAffine::center);
-  nb::class_<ColorJitter>(t, "ColorJitter")
-      .def(nb::init<>())
-      .def_rw("brightness", &ColorJitter::brightness)
-      .def_rw("contrast", &ColorJitter::contrast)
-      .def_rw("saturation", &ColorJitter::saturation)
-      .def_rw("hue", &ColorJitter::hue);
-  nb::class_<RandomGrayscale>(t, "RandomGrayscale")
-      .def(nb::init<>())
-      .def_rw("p", &RandomGrayscale::p);
-  nb::class_<GaussianBlur>(t, "GaussianBlur")
-      .def(nb::init<>())
-      .def_rw("kernel_w", &GaussianBlur::kernel_w)
-      .def_rw("kernel_h", &GaussianBlur::kernel_h)
-      .def_rw("sigma", &GaussianBlur::sigma);
-  nb::class_<RandAugment>(t, "RandAugment")
-      .def(nb::init<>())
-      .def_rw("num_ops", &RandAugment::num_ops)
-      .def_rw("magnitude", &RandAugment::magnitude)
-      .def_rw("num_magnitude_bins", &RandAugment::num_magnitude_bins)
-      .def_rw("interpolation", &RandAugment::interpolation)
-      .def_rw("fill", &RandAugment::fill);
-  nb::class_<TrivialAugmentWide>(t, "TrivialAugmentWide")
-      .def(nb::init<>())
-      .def_rw("num_magnitude_bins", &TrivialAugmentWide::num_magnitude_bins)
-      .def_rw("interpolation", &TrivialAugmentWide::interpolation)
-      .def_rw("fill", &TrivialAugmentWide::fill);
-  nb::class_<GridMask>(t, "GridMask")
-      .def(nb::init<>())
-      .def_rw("tile", &GridMask::tile)
-      .def_rw("ratio", &GridMask::ratio)
-      .def_rw("angle", &GridMask::angle)
-      .def_rw("shift_x", &GridMask::shift_x)
-      .def_rw("shift_y", &GridMask::shift_y);
-  nb::class_<GaussianNoise>(t, "GaussianNoise")
-      .def(nb::init<>())
-      .def_rw("mean", &GaussianNoise::mean)
-      .def_rw("sigma", &GaussianNoise::sigma)
-      .def_rw("clip", &GaussianNoise::clip);
-  nb::class_<Cutout>(t, "Cutout")
-      .def(nb::init<>())
-      .def_rw("n_holes", &Cutout::n_holes)
-      .def_rw("length", &Cutout::length);
-  nb::class_<RandomErasing>(t, "RandomErasing")
-      .def(nb::init<>())
-      .def_rw("p", &RandomErasing::p)
-      .def_rw("scale", &RandomErasing::scale)
-      .def_rw("ratio", &RandomErasing::ratio)
-      .def_rw("value", &RandomErasing::value)
-      .def_rw("tensor_scale", &RandomErasing::tensor_scale);
-  nb::class_<Normalize>(t, "Normalize")
-      .def(nb::init<>())
-      .def_rw("mean", &Normalize::mean)
-      .def_rw("std", &Normalize::std);
-
-  nb::class_<Lambda>(t, "Lambda")
-      .def("__init__",
-           [](Lambda* l, nb::object runner, bool finished, std::string name) {
-             new (l) Lambda{std::make_shared<PySampleFunction>(std::move(runner)),
-                            finished ? SampleFunction::Stage::kFinished : SampleFunction::Stage::kPixels,
-                            std::move(name)};
-           },
-           nb::arg("runner"), nb::arg("finished"), nb::arg("name"))
-      .def_ro("name", &Lambda::name);
-
-  t.def("validate", [](const Transform& tr) { Check(Validate(tr)); });
+  nb::class_<Transform>(t, "Spec", "One transform's description, as the C++ loader takes it")
+      .def_prop_ro("name", [](const Transform& s) { return TransformName(s); })
+      .def("__getattr__",
+           [](Transform& s, const std::string& name) {
+             const OpField* f = FindField(ImageOps().Find(s), name);
+             if (f == nullptr) Raise(PyExc_AttributeError, std::string(TransformName(s)) + " has no field '" + name + "'");
+             return GetField(*f, &s);
+           })
+      .def("__setattr__",
+           [](Transform& s, const std::string& name, nb::handle value) {
+             const OpDef& op = ImageOps().Find(s);
+             const OpField* f = FindField(op, name);
+             if (f == nullptr) Raise(PyExc_AttributeError, std::string(op.name) + " has no field '" + name + "'");
+             SetField(op.name, *f, value, &s);  // not validated here: the loader validates every spec
+           })
+      .def("__repr__", [](Transform& s) {
+        const OpDef& op = ImageOps().Find(s);
+        std::string out = std::string(op.name) + "(";
+        for (size_t i = 0; i < op.fields.size(); ++i)
+          out += (i ? ", " : "") + std::string(op.fields[i].name) + "=" + Repr(GetField(op.fields[i], &s));
+        return out + ")";
+      });
+  t.def("make", &Make, nb::arg("name"), nb::arg("fields"),
+        "The description of transform `name` with the given fields (a dict; the rest default), checked: "
+        "ValueError or TypeError naming the transform and the argument.");
+  t.def(
+      "make_lambda",
+      [](nb::object runner, bool finished, std::string name) {
+        return Transform(Lambda{std::make_shared<PySampleFunction>(std::move(runner)),
+                                finished ? SampleFunction::Stage::kFinished : SampleFunction::Stage::kPixels,
+                                std::move(name)});
+      },
+      nb::arg("runner"), nb::arg("finished"), nb::arg("name"));
+  t.def("validate", [](const Transform& s) { Check(Validate(s)); });
 }
 
 }  // namespace sluice::python

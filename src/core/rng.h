@@ -40,19 +40,32 @@ SLUICE_HD Philox4x32 Philox4x32_10(Philox4x32 ctr, uint32_t k0, uint32_t k1) {
 // Op index reserved for the sampler's shuffle (transform ops use their position in the list).
 inline constexpr uint32_t kShuffleStream = 0xFFFFFFFFu;
 
+// The key of one (seed, epoch, sample, op) stream, as Philox's key (k0, k1) and the fixed words of
+// its counter (op, sample, epoch). The one place a stream's identity is computed: SampleRng draws
+// from it, and GaussianNoise keys its per-element normals with it.
+struct StreamKey {
+  uint32_t k0 = 0, k1 = 0, op = 0, sample = 0, epoch = 0;
+};
+
+SLUICE_HD StreamKey MakeStreamKey(uint64_t seed, uint64_t epoch, uint64_t sample, uint32_t op) {
+  // The high halves of the sample index are mixed into the epoch word so that large values stay
+  // distinct.
+  return StreamKey{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), op, static_cast<uint32_t>(sample),
+                   static_cast<uint32_t>(epoch) ^ static_cast<uint32_t>(sample >> 32) * 0x9E3779B9u};
+}
+
 // The random stream of one (seed, epoch, sample, op). Draws are numbered; the n-th draw is a
 // pure function of the key and n.
 class SampleRng {
  public:
   SLUICE_HD SampleRng(uint64_t seed, uint64_t epoch, uint64_t sample, uint32_t op)
-      : k0_(static_cast<uint32_t>(seed)), k1_(static_cast<uint32_t>(seed >> 32)), op_(op),
-        sample_(static_cast<uint32_t>(sample)),
-        // Mix the high halves into the epoch word so that large values stay distinct.
-        epoch_(static_cast<uint32_t>(epoch) ^ static_cast<uint32_t>(sample >> 32) * 0x9E3779B9u) {}
+      : key_(MakeStreamKey(seed, epoch, sample, op)) {}
+
+  SLUICE_HD const StreamKey& key() const { return key_; }
 
   SLUICE_HD uint32_t NextU32() {
     if (used_ == 4) {
-      block_ = Philox4x32_10(Philox4x32{{counter_++, op_, sample_, epoch_}}, k0_, k1_);
+      block_ = Philox4x32_10(Philox4x32{{counter_++, key_.op, key_.sample, key_.epoch}}, key_.k0, key_.k1);
       used_ = 0;
     }
     return block_.v[used_++];
@@ -83,7 +96,7 @@ class SampleRng {
   SLUICE_HD bool Bernoulli(double p) { return Uniform01() < p; }
 
  private:
-  uint32_t k0_, k1_, op_, sample_, epoch_;
+  StreamKey key_;
   uint32_t counter_ = 0;
   uint32_t used_ = 4;
   Philox4x32 block_{{0, 0, 0, 0}};

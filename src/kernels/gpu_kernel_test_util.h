@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/normalize/normalize_cpu.h"
+#include "kernels/finish/finish_cpu.h"
 #include "kernels/resize/resize_gpu.h"
 
 namespace sluice::gpu_test {
@@ -44,9 +44,9 @@ class DeviceBytes {
 // The finish step for dtype and layout (normalized with mean and std when `normalize`), its
 // tables, and the same on the device for the kernels.
 struct TestFinish {
-  NormalizeParams params;
-  NormalizeLut lut;
-  DeviceBytes tables{sizeof(NormalizeLut::f32) + sizeof(NormalizeLut::f16)};
+  FinishParams params;
+  FinishLut lut;
+  DeviceBytes tables{sizeof(FinishLut::f32) + sizeof(FinishLut::f16)};
   GpuFinish gpu;
 
   TestFinish(DType dtype, Layout layout, bool normalize, std::array<float, 3> mean, std::array<float, 3> std) {
@@ -54,7 +54,7 @@ struct TestFinish {
     params.layout = layout;
     params.normalize = normalize;
     for (size_t c = 0; c < 3; ++c) params.mean[c] = mean[c], params.std[c] = std[c];
-    lut = NormalizeLut::Build(params);
+    lut = FinishLut::Build(params);
     EXPECT_EQ(cudaMemcpy(tables.get(), lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(tables.get() + sizeof(lut.f32), lut.f16, sizeof(lut.f16), cudaMemcpyHostToDevice),
               cudaSuccess);

@@ -22,20 +22,7 @@ struct Executor::InFlight {
 
 Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& options)
     : source_(source), plan_(plan), options_(options),
-      processor_(plan,
-                 [&] {
-                   NormalizeParams p;
-                   p.dtype = options.dtype;
-                   p.layout = options.layout;
-                   if (plan.normalize()) {
-                     p.normalize = true;
-                     for (int c = 0; c < 3; ++c) {
-                       p.mean[c] = plan.normalize()->mean[static_cast<size_t>(c)];
-                       p.std[c] = plan.normalize()->std[static_cast<size_t>(c)];
-                     }
-                   }
-                   return p;
-                 }(),
+      processor_(plan, MakeFinishParams(plan, options.dtype, options.layout),
                  options.dct_scaling),
       skips_(source), pool_(HostPool::Create()) {
   if (plan.fixed_size())

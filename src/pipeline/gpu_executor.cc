@@ -63,25 +63,11 @@ class BatchSync : public DeviceSync {
   std::shared_ptr<DevicePool::SharedBuffer> buffer_;
 };
 
-NormalizeParams FinishParams(const Plan& plan, const LoaderOptions& options) {
-  NormalizeParams p;
-  p.dtype = options.dtype;
-  p.layout = options.layout;
-  if (plan.normalize()) {
-    p.normalize = true;
-    for (int c = 0; c < 3; ++c) {
-      p.mean[c] = plan.normalize()->mean[static_cast<size_t>(c)];
-      p.std[c] = plan.normalize()->std[static_cast<size_t>(c)];
-    }
-  }
-  return p;
-}
-
 class GpuExecutor : public BatchExecutor {
  public:
   GpuExecutor(const Source& source, const Plan& plan, const LoaderOptions& options)
       : source_(source), plan_(plan), options_(options),
-        finish_(FinishParams(plan, options)), processor_(plan, finish_, options.dct_scaling),
+        finish_(MakeFinishParams(plan, options.dtype, options.layout)), processor_(plan, finish_, options.dct_scaling),
         skips_(source) {}
   ~GpuExecutor() override;
 
@@ -182,7 +168,7 @@ class GpuExecutor : public BatchExecutor {
   const Source& source_;
   const Plan& plan_;
   LoaderOptions options_;
-  NormalizeParams finish_;
+  FinishParams finish_;
   SampleProcessor processor_;
   SkipLog skips_;
   std::unique_ptr<RouteScheduler> scheduler_;
@@ -292,7 +278,7 @@ Status GpuExecutor::Init() {
   }
 
   // The finish step's lookup tables, once.
-  const NormalizeLut lut = NormalizeLut::Build(finish_);
+  const FinishLut lut = FinishLut::Build(finish_);
   lut_bytes_ = sizeof(lut.f32) + sizeof(lut.f16);
   SLUICE_ASSIGN_OR_RETURN(void* lut_dev, pool_->Allocate(lut_bytes_, streams_[0]->get()));
   lut_dev_ = static_cast<uint8_t*>(lut_dev);

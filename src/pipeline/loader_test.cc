@@ -23,10 +23,10 @@
 #include "codec/jpeg_cpu.h"
 #include "core/rng.h"
 #include "io/sampler.h"
-#include "kernels/normalize/normalize_ref.h"
+#include "kernels/finish/finish_ref.h"
 #include "kernels/orient/orient_ref.h"
 #include "kernels/resize/resize_ref.h"
-#include "ops/transform_ops.h"
+#include "ops/resize_crop_ops.h"
 
 namespace sluice {
 namespace {
@@ -297,11 +297,11 @@ int CompareLevels(const std::vector<uint8_t>& slot, const std::vector<uint8_t>& 
                   double* sum_abs, int size = kOut) {
   std::vector<float> got(slot.size() / sizeof(float));
   std::memcpy(got.data(), slot.data(), slot.size());
-  NormalizeParams np;
+  FinishParams np;
   np.normalize = true;
   for (int c = 0; c < 3; ++c) np.mean[c] = kMean[static_cast<size_t>(c)], np.std[c] = kStd[static_cast<size_t>(c)];
   std::vector<float> want(got.size());
-  NormalizeRef(np, ImageView{ref.data(), size, size, 3, size * 3}, want.data());
+  FinishRef(np, ImageView{ref.data(), size, size, 3, size * 3}, want.data());
   int worst = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     const int c = static_cast<int>(i / static_cast<size_t>(size * size));

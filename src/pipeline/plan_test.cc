@@ -12,7 +12,7 @@
 
 #include "core/rng.h"
 #include "kernels/resize/resize_ref.h"
-#include "ops/transform_ops.h"
+#include "ops/resize_crop_ops.h"
 
 namespace sluice {
 namespace {

@@ -55,8 +55,8 @@ int ChooseScaleDenom(const ResizeParams& p, int max_denom) {
   return 1;
 }
 
-SampleProcessor::SampleProcessor(const Plan& plan, const NormalizeParams& finish, bool dct_scaling)
-    : plan_(plan), finish_(finish), lut_(NormalizeLut::Build(finish)), dct_scaling_(dct_scaling) {}
+SampleProcessor::SampleProcessor(const Plan& plan, const FinishParams& finish, bool dct_scaling)
+    : plan_(plan), finish_(finish), lut_(FinishLut::Build(finish)), dct_scaling_(dct_scaling) {}
 
 Status SampleProcessor::Prepare(const uint8_t* data, size_t size, const SampleKey& key,
                                 ImageDecoder* decoder, ImageInfo* info, SampleGeometry* geo) const {
@@ -165,7 +165,7 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     if (geo.noise.enabled) {
       NoiseFinishCpu(geo.noise, view, finish_.dtype, finish_.layout, dst);
     } else {
-      NormalizeCpu(finish_, lut_, view, dst);
+      FinishCpu(finish_, lut_, view, dst);
     }
     if (geo.erase.num > 0 || geo.erase.grid.finished)
       EraseFinishedCpu(geo.erase, dst, view.height, view.width, finish_.dtype, finish_.layout);

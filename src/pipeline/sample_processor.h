@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "codec/decoder.h"
-#include "kernels/normalize/normalize_cpu.h"
+#include "kernels/finish/finish_cpu.h"
 #include "kernels/resize/resize_cpu.h"
 #include "pipeline/plan.h"
 #include "pipeline/stage_counters.h"
@@ -35,7 +35,7 @@ struct WorkerScratch {
 
 class SampleProcessor {
  public:
-  SampleProcessor(const Plan& plan, const NormalizeParams& finish, bool dct_scaling);
+  SampleProcessor(const Plan& plan, const FinishParams& finish, bool dct_scaling);
 
   // Where a sample goes: called once with the output size; returns where to write
   // height x width x 3 elements of finish.dtype in finish.layout.
@@ -59,8 +59,8 @@ class SampleProcessor {
 
  private:
   const Plan& plan_;
-  NormalizeParams finish_;
-  NormalizeLut lut_;
+  FinishParams finish_;
+  FinishLut lut_;
   bool dct_scaling_;
 };
 

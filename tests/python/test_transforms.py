@@ -355,3 +355,22 @@ def test_pad_and_vertical_flip_match_torchvision():
     ref = F.vertical_flip(F.pad(img, [2, 3, 4, 5], fill=[9, 8, 7]))
     ours = run_sample(data, [T.Pad((2, 3, 4, 5), fill=(9, 8, 7)), T.RandomVerticalFlip(1.0)], layout="NCHW")
     np.testing.assert_array_equal(ours, ref.numpy())  # geometry on the integer grid: exact
+
+
+def test_descriptions_come_from_the_op_table():
+    # Every transform's description is made, and checked, by the C++ op table; its fields read
+    # back as the transform gave them.
+    make = sluice._core.transforms.make
+    spec = make("RandomResizedCrop", {"height": 10, "width": 20, "interpolation": "bicubic"})
+    assert (spec.name, spec.height, spec.width, spec.interpolation) == ("RandomResizedCrop", 10, 20, "bicubic")
+    assert spec.scale == (0.08, 1.0)  # the C++ default
+    with pytest.raises(ValueError, match="no transform named 'Blur'"):
+        make("Blur", {})
+    with pytest.raises(TypeError, match="RandomResizedCrop: no argument 'size'"):
+        make("RandomResizedCrop", {"size": 10})
+    with pytest.raises(TypeError, match="Pad: padding must be a sequence of 4 values"):
+        make("Pad", {"padding": (1, 2)})
+    with pytest.raises(ValueError, match="RandomResizedCrop: size must be positive, got \\(0, 20\\)"):
+        make("RandomResizedCrop", {"height": 0, "width": 20})
+    with pytest.raises(AttributeError, match="Pad has no field 'p'"):
+        T.Pad(1)._spec().p

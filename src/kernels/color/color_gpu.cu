@@ -1,6 +1,6 @@
 #include "kernels/color/color_gpu.h"
 
-#include "kernels/normalize/finish_gpu.cuh"
+#include "kernels/finish/finish_gpu.cuh"
 
 namespace sluice {
 

@@ -2,7 +2,7 @@
 // each sample's RGB8 image. A block takes one sample: it finds the statistics its contrast,
 // autocontrast and equalize steps need (one read pass each), then runs every colour step on each pixel in registers and writes
 // the finished value (scale, normalize, cast, layout) into the sample's slot. Same per-pixel
-// code as ApplyColorCpu + NormalizeCpu (color_params.h), so the bytes match the CPU's.
+// code as ApplyColorCpu + FinishCpu (color_params.h), so the bytes match the CPU's.
 // The kernel owns nothing: descriptors, images, tables and outputs are the caller's memory.
 //
 // Thread-safety: launches follow CUDA's stream rules.

@@ -1,4 +1,4 @@
-// The GPU colour + finish kernel against the CPU (ApplyColorCpu then NormalizeCpu) on the same
+// The GPU colour + finish kernel against the CPU (ApplyColorCpu then FinishCpu) on the same
 // images and step lists: identical bytes for every dtype and layout, in one launch over samples
 // of different sizes and step lists. Skipped without a GPU.
 #include "kernels/color/color_gpu.h"
@@ -13,7 +13,7 @@
 #include "gpu/device.h"
 #include "kernels/gpu_kernel_test_util.h"
 #include "kernels/color/color_cpu.h"
-#include "kernels/normalize/normalize_cpu.h"
+#include "kernels/finish/finish_cpu.h"
 
 namespace sluice {
 namespace {
@@ -65,7 +65,7 @@ void RunCompare(DType dtype, Layout layout, bool normalize) {
     const MutableImageView v{px.data(), c.h, c.w, 3, static_cast<ptrdiff_t>(c.w) * 3};
     ApplyColorCpu(c.ops, v);
     std::vector<uint8_t> out(px.size() * fin.element_size());
-    NormalizeCpu(fin.params, fin.lut, v, out.data());
+    FinishCpu(fin.params, fin.lut, v, out.data());
     expected.push_back(std::move(out));
     in_total += px.size();
     out_total += expected.back().size();

@@ -26,6 +26,13 @@ enum class ColorKind : uint8_t {
   kBrightness, kContrast, kSaturation, kHue, kGrayscale, kPosterize, kSolarize, kAutoContrast, kEqualize
 };
 
+// "brightness", "contrast", ..., "equalize" (host code).
+inline const char* ColorKindName(ColorKind k) {
+  static const char* const kNames[] = {"brightness", "contrast", "saturation", "hue", "grayscale",
+                                       "posterize", "solarize", "autocontrast", "equalize"};
+  return kNames[static_cast<int>(k)];
+}
+
 struct ColorStep {
   ColorKind kind = ColorKind::kBrightness;
   // brightness/contrast/saturation factor, the hue shift, posterize's bit mask (0-255), or

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/half.h"
-#include "kernels/normalize/normalize_params.h"
+#include "core/slot.h"
 
 namespace sluice {
 

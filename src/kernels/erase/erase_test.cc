@@ -4,13 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <utility>
 #include <vector>
 
 #include "core/half.h"
 #include "kernels/erase/erase_ref.h"
-#include "ops/transform_ops.h"
 
 namespace sluice {
 namespace {
@@ -40,22 +40,22 @@ TEST(Erase, CutoutMatchesTheReferenceMaskInEveryLayout) {
   std::mt19937 gen(3);
   for (int iter = 0; iter < 40; ++iter) {
     const int w = 1 + static_cast<int>(gen() % 70), h = 1 + static_cast<int>(gen() % 70);
-    transforms::Cutout t{1 + static_cast<int>(gen() % 4), 1 + static_cast<int>(gen() % 40)};
-    EraseOps ops;
-    SampleRng rng(7, 1, static_cast<uint64_t>(iter), 3);
-    DrawCutout(rng, w, h, t, true, &ops);
-    ASSERT_EQ(ops.num, t.n_holes);
-    // The reference draws its own centres from the same stream: y, then x, per hole.
-    SampleRng again(7, 1, static_cast<uint64_t>(iter), 3);
+    const int holes = 1 + static_cast<int>(gen() % 4), length = 1 + static_cast<int>(gen() % 40);
+    // Cutout's squares about random centres, clipped at the edges, as finished-stage rectangles.
     std::vector<std::pair<int, int>> centres;
-    for (int k = 0; k < t.n_holes; ++k) {
-      const int y = static_cast<int>(again.RandInt(0, h));
-      centres.emplace_back(y, static_cast<int>(again.RandInt(0, w)));
+    EraseOps ops;
+    for (int k = 0; k < holes; ++k) {
+      const int y = static_cast<int>(gen() % static_cast<unsigned>(h)), x = static_cast<int>(gen() % static_cast<unsigned>(w));
+      centres.emplace_back(y, x);
+      EraseRect& r = ops.rects[ops.num++];
+      r.y0 = std::clamp(y - length / 2, 0, h), r.y1 = std::clamp(y + length / 2, 0, h);
+      r.x0 = std::clamp(x - length / 2, 0, w), r.x1 = std::clamp(x + length / 2, 0, w);
+      r.finished = true;
     }
     std::vector<float> want(static_cast<size_t>(3) * h * w);
     for (size_t k = 0; k < want.size(); ++k) want[k] = 1.0f + static_cast<float>(gen() % 100);
     const std::vector<float> chw = want;
-    ref::CutoutChw(&want, h, w, centres, t.length);
+    ref::CutoutChw(&want, h, w, centres, length);
 
     std::vector<float> got = chw;
     EraseFinishedCpu(ops, got.data(), h, w, DType::kFloat32, Layout::kNCHW);

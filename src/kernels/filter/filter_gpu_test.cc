@@ -12,7 +12,8 @@
 #include "gpu/device.h"
 #include "kernels/filter/filter_cpu.h"
 #include "kernels/gpu_kernel_test_util.h"
-#include "ops/transform_ops.h"
+#include "kernels/filter/gaussian_kernel.h"
+#include "kernels/warp/affine_matrix.h"
 
 namespace sluice {
 namespace {
@@ -40,7 +41,7 @@ TEST(FilterGpu, MatchesTheCpuBytes) {
     } else if (f.kind == FilterKind::kSharpness) {
       f.alpha = 1.0f - static_cast<float>(rng() % 2000) / 1000.0f;
     } else {
-      AffineDraw a;
+      AffineParams a;
       a.angle = static_cast<double>(rng() % 360);
       a.shear_x = static_cast<double>(rng() % 60) - 30.0;
       a.tx = static_cast<int>(rng() % 21) - 10;

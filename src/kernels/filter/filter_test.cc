@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "kernels/filter/filter_ref.h"
-#include "ops/transform_ops.h"
+#include "kernels/filter/gaussian_kernel.h"
+#include "kernels/warp/affine_matrix.h"
 
 namespace sluice {
 namespace {
@@ -121,7 +122,7 @@ TEST(Filter, AffineTranslatesTheWholeImage) {
   const std::vector<uint8_t> img = Noise(w, h, 3);
   FilterStep f;
   f.kind = FilterKind::kAffine;
-  AffineDraw d;
+  AffineParams d;
   d.tx = 2;  // translate right by 2: output (x, y) = input (x - 2, y), fill 9 on the left
   f.warp.enabled = true;
   f.warp.src_w = w, f.warp.src_h = h;

@@ -1,7 +1,7 @@
 #include "kernels/noise/noise_cpu.h"
 
 #include "core/half.h"
-#include "kernels/normalize/normalize_params.h"
+#include "core/slot.h"
 
 namespace sluice {
 

@@ -28,7 +28,7 @@ struct NoiseParams {
   bool normalize = false;        // the loader normalizes (with norm_mean, norm_std)
   float mean = 0.f, sigma = 0.f;
   float norm_mean[3] = {0.f, 0.f, 0.f}, norm_std[3] = {1.f, 1.f, 1.f};
-  uint32_t k0 = 0, k1 = 0, op = 0, sample = 0, epoch = 0;  // the generator's key
+  StreamKey key;  // the generator's: GaussianNoise's stream (MakeStreamKey)
 };
 
 namespace noise {
@@ -36,9 +36,9 @@ namespace noise {
 // The standard normals of pixel `pixel` (row-major index), one per channel.
 SLUICE_HD void Normals(const NoiseParams& n, int64_t pixel, float z[3]) {
   const Philox4x32 r = Philox4x32_10(
-      Philox4x32{{static_cast<uint32_t>(pixel), n.op ^ (static_cast<uint32_t>(pixel >> 32) * 0x9E3779B9u), n.sample,
-                  n.epoch ^ 0x6A09E667u}},
-      n.k0, n.k1);
+      Philox4x32{{static_cast<uint32_t>(pixel), n.key.op ^ (static_cast<uint32_t>(pixel >> 32) * 0x9E3779B9u),
+                  n.key.sample, n.key.epoch ^ 0x6A09E667u}},
+      n.key.k0, n.key.k1);
   constexpr double kTwoPi = 6.283185307179586476925;
   const double u1 = (static_cast<double>(r.v[0]) + 1.0) * 0x1.0p-32;  // (0, 1]
   const double u2 = static_cast<double>(r.v[1]) * 0x1.0p-32;

@@ -17,7 +17,7 @@ NoiseParams Params(float mean, float sigma, bool clip) {
   NoiseParams n;
   n.enabled = true;
   n.mean = mean, n.sigma = sigma, n.clip = clip;
-  n.k0 = 12345, n.k1 = 0, n.op = 3, n.sample = 7, n.epoch = 1;
+  n.key = MakeStreamKey(12345, 1, 7, 3);
   return n;
 }
 
@@ -43,7 +43,7 @@ TEST(Noise, NormalsAreStandardNormalAndKeyed) {
   noise::Normals(n, 42, a);
   noise::Normals(n, 42, b);
   NoiseParams other = n;
-  other.sample = 8;
+  other.key = MakeStreamKey(12345, 1, 8, 3);
   noise::Normals(other, 42, c);
   EXPECT_EQ(a[0], b[0]);
   EXPECT_NE(a[0], c[0]);

@@ -4,7 +4,7 @@
 #include <climits>
 #include <cstring>
 
-#include "kernels/normalize/finish_gpu.cuh"
+#include "kernels/finish/finish_gpu.cuh"
 
 namespace sluice {
 

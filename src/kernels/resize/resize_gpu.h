@@ -1,8 +1,8 @@
 // GPU resize + finish: one kernel for a whole batch. Each sample's decoded region (RGB8, any
 // size, anywhere in device memory) is resampled with PIL's fixed-point separable filter, the
 // same taps and rounding as ResizeCpu (crop, flip and padding ride in the taps), then scaled,
-// normalized, cast and laid out into the sample's slot (NormalizeCpu's tables): the output is
-// bit-identical to ResizeCpu followed by NormalizeCpu on the same input.
+// normalized, cast and laid out into the sample's slot (FinishCpu's tables): the output is
+// bit-identical to ResizeCpu followed by FinishCpu on the same input.
 //
 // A block computes a tile of kTileCols x tile_rows output pixels: the horizontal pass for just
 // the input rows the tile's vertical taps read goes to shared memory, then the vertical pass and
@@ -19,7 +19,7 @@
 
 #include "kernels/erase/erase_params.h"
 #include "kernels/noise/noise_params.h"
-#include "kernels/normalize/normalize_params.h"
+#include "kernels/finish/finish_gpu.h"
 #include "kernels/resize/resize_cpu.h"
 
 namespace sluice {
@@ -41,15 +41,6 @@ struct GpuResizeSample {
   uint8_t fill[3] = {0, 0, 0};
   const EraseOps* erase = nullptr;  // erased rectangles (device memory), or none
   const NoiseParams* noise = nullptr;  // GaussianNoise (device memory), or none
-};
-
-// The finish step's parameters for the kernel: dtype, layout and NormalizeLut's tables
-// (3 x 256 float32 and float16 words, in device memory).
-struct GpuFinish {
-  DType dtype = DType::kFloat32;
-  Layout layout = Layout::kNCHW;
-  const float* lut_f32 = nullptr;
-  const uint16_t* lut_f16 = nullptr;
 };
 
 // Words of tap table one sample with these parameters needs.

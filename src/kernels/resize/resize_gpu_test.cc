@@ -1,26 +1,43 @@
-// The fused GPU resize + finish kernel against the CPU kernels (ResizeCpu then NormalizeCpu) on
-// the same inputs and drawn geometry: the outputs must be identical, byte for byte, for every
-// dtype and layout, in one launch over samples of different sizes. Skipped without a GPU.
+// The fused GPU resize + finish kernel against the CPU kernels (ResizeCpu then FinishCpu) on
+// the same inputs and random maps (crops, resizes, windows, padding, flips): the outputs must be
+// identical, byte for byte, for every dtype and layout, in one launch over samples of different
+// sizes. Skipped without a GPU.
 #include "kernels/resize/resize_gpu.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
 
 #include "gpu/device.h"
 #include "kernels/gpu_kernel_test_util.h"
-#include "kernels/normalize/normalize_cpu.h"
-#include "pipeline/plan.h"
+#include "kernels/finish/finish_cpu.h"
 
 namespace sluice {
 namespace {
 
-namespace T = sluice::transforms;
-
 #define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
+
+// One axis: the crop [lo, hi) of the input, resized to `resized` (the identity when equal),
+// shown through the window [off, off + out) (padding outside), maybe flipped: what a crop, a
+// resize, a crop or pad and a flip compose to.
+AxisMap Map(int lo, int hi, int resized, int off, int out, bool flip) {
+  AxisMap m;
+  m.in_lo = lo, m.in_hi = hi, m.origin = lo;
+  m.scale = static_cast<double>(hi - lo) / resized;
+  m.resized_len = resized;
+  m.out_off = off, m.out_len = out;
+  m.flip = flip;
+  m.identity = resized == hi - lo;
+  return m;
+}
+
+int Uniform(std::mt19937& rng, int lo, int hi) {  // in [lo, hi]
+  return lo + static_cast<int>(rng() % static_cast<unsigned>(hi - lo + 1));
+}
 
 struct Case {
   std::vector<uint8_t> pixels;
@@ -28,27 +45,33 @@ struct Case {
   ResizeParams params;
 };
 
-std::vector<Case> MakeCases(const std::vector<T::Transform>& transforms, int count, uint64_t seed) {
-  Result<Plan> plan = Plan::Create(transforms);
-  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+// `count` images of random sizes (the first 40 x 2600 when `tall`), each with the maps `axes`
+// gives for its width and height.
+template <typename Axes>
+std::vector<Case> MakeCases(int count, uint64_t seed, bool tall, Filter filter, Axes axes) {
   std::mt19937 rng(static_cast<uint32_t>(seed));
   std::vector<Case> cases;
   for (int i = 0; i < count; ++i) {
     Case c;
     c.w = 17 + static_cast<int>(rng() % 300);
     c.h = 13 + static_cast<int>(rng() % 300);
-    if (i == 0) c.w = 40, c.h = 2600;  // a tall image: tiles shorter than 32 rows
+    if (i == 0 && tall) c.w = 40, c.h = 2600;  // tiles shorter than 32 rows
     c.pixels.resize(static_cast<size_t>(c.w) * c.h * 3);
     for (size_t k = 0; k < c.pixels.size(); ++k)
       c.pixels[k] = static_cast<uint8_t>((k * 7 + (k / 3) % 251 + rng() % 32) & 0xFF);
-    SampleGeometry geo;
-    const Status s = plan->Draw(c.w, c.h, SampleKey{seed, 0, static_cast<uint64_t>(i)}, &geo);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    EXPECT_EQ(geo.num_segments, 1);
-    c.params = geo.segments[0];
+    c.params.x = axes(rng, c.w);
+    c.params.y = axes(rng, c.h);
+    c.params.filter = filter;
+    for (auto& f : c.params.fill) f = static_cast<uint8_t>(rng());
     cases.push_back(std::move(c));
   }
   return cases;
+}
+
+// RandomResizedCrop(224) + flip: a random window of the axis, resized to 224.
+AxisMap CropTo224(std::mt19937& rng, int len) {
+  const int lo = Uniform(rng, 0, len - 1), hi = Uniform(rng, lo + 1, len);
+  return Map(lo, hi, 224, 0, 224, rng() % 2 == 0);
 }
 
 void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool normalize,
@@ -66,7 +89,7 @@ void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool
     const MutableImageView m{mid.data(), p.y.out_len, p.x.out_len, 3, static_cast<ptrdiff_t>(p.x.out_len) * 3};
     ResizeCpu(p, ImageView{c.pixels.data(), c.h, c.w, 3, static_cast<ptrdiff_t>(c.w) * 3}, m, &scratch);
     std::vector<uint8_t> out(mid.size() * fin.element_size());
-    NormalizeCpu(fin.params, fin.lut, m, out.data());
+    FinishCpu(fin.params, fin.lut, m, out.data());
     expected.push_back(std::move(out));
     in_total += c.pixels.size();
     out_total += expected.back().size();
@@ -119,7 +142,7 @@ class ResizeGpuTest : public ::testing::Test {
 };
 
 TEST_F(ResizeGpuTest, RandomResizedCropFlipMatchesCpuExactly) {
-  const auto cases = MakeCases({T::RandomResizedCrop{224, 224}, T::RandomHorizontalFlip{}}, 40, 7);
+  const auto cases = MakeCases(40, 7, true, Filter::kBilinear, CropTo224);
   RunCompare(cases, DType::kFloat32, Layout::kNCHW, true);
   RunCompare(cases, DType::kFloat16, Layout::kNCHW, true);
   RunCompare(cases, DType::kUInt8, Layout::kNHWC, false);
@@ -127,26 +150,32 @@ TEST_F(ResizeGpuTest, RandomResizedCropFlipMatchesCpuExactly) {
 }
 
 TEST_F(ResizeGpuTest, ResizeCenterCropAndBicubicMatchCpuExactly) {
-  T::Resize bicubic;
-  bicubic.height = 64;  // shorter side
-  bicubic.interpolation = T::Interpolation::kBicubic;
-  T::Resize shorter;
-  shorter.height = 72;
-  RunCompare(MakeCases({shorter, T::CenterCrop{64, 64}}, 24, 3), DType::kFloat16, Layout::kNCHW, true);
-  RunCompare(MakeCases({bicubic}, 16, 5), DType::kUInt8, Layout::kNCHW, false);
+  // Resize to 40-120 then CenterCrop(64) (padding when smaller); a bicubic resize of the whole image.
+  const auto center = [](std::mt19937& rng, int len) {
+    const int resized = Uniform(rng, 40, 120);
+    return Map(0, len, resized, resized >= 64 ? (resized - 64) / 2 : -((64 - resized) / 2), 64, false);
+  };
+  const auto whole = [](std::mt19937& rng, int len) {
+    const int resized = Uniform(rng, 8, 160);
+    return Map(0, len, resized, 0, resized, false);
+  };
+  RunCompare(MakeCases(24, 3, false, Filter::kBilinear, center), DType::kFloat16, Layout::kNCHW, true);
+  RunCompare(MakeCases(16, 5, false, Filter::kBicubic, whole), DType::kUInt8, Layout::kNCHW, false);
 }
 
 TEST_F(ResizeGpuTest, HeavyDownscaleUsesShorterTilesAndMatchesCpuExactly) {
   // 40 x 2600 -> 16 x 16: each output row reads ~330 input rows, so a tile is one row tall.
-  RunCompare(MakeCases({T::Resize{16, 16}}, 6, 13), DType::kFloat32, Layout::kNCHW, false, true);
+  const auto to16 = [](std::mt19937&, int len) { return Map(0, len, 16, 0, 16, false); };
+  RunCompare(MakeCases(6, 13, true, Filter::kBilinear, to16), DType::kFloat32, Layout::kNCHW, false, true);
 }
 
 TEST_F(ResizeGpuTest, PaddedRandomCropMatchesCpuExactly) {
-  T::RandomCrop crop{48, 48};
-  crop.padding = {4, 4, 4, 4};
-  crop.pad_if_needed = true;
-  crop.fill = {10, 20, 30};
-  RunCompare(MakeCases({crop, T::RandomHorizontalFlip{}}, 24, 11), DType::kUInt8, Layout::kNHWC, false);
+  // RandomCrop(48, padding=4, pad_if_needed) + flip: a window of the unresized axis, padded.
+  const auto crop = [](std::mt19937& rng, int len) {
+    const int padded = std::max(len + 8, 48), before = (padded - len) / 2;
+    return Map(0, len, len, Uniform(rng, 0, padded - 48) - before, 48, rng() % 2 == 0);
+  };
+  RunCompare(MakeCases(24, 11, false, Filter::kBilinear, crop), DType::kUInt8, Layout::kNHWC, false);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "kernels/normalize/finish_gpu.cuh"
+#include "kernels/finish/finish_gpu.cuh"
 
 namespace sluice {
 

@@ -4,7 +4,7 @@
 // computed on the spot from the decoded region with the resize's tap tables (PIL's fixed-point
 // filter, horizontal sums rounded to 8 bits, then vertical), so the resampled image is never
 // written out. Then the finish step (or RGB8 out, when colour steps follow). The output is
-// bit-identical to ResizeCpu, WarpCpu and NormalizeCpu in turn on the same input.
+// bit-identical to ResizeCpu, WarpCpu and FinishCpu in turn on the same input.
 //
 // The kernel owns nothing: descriptors, tap tables, lookup tables and outputs are the caller's
 // device memory.

@@ -1,5 +1,5 @@
 // The GPU resample + warp + finish kernel against the CPU kernels (ResizeCpu, WarpCpu, then
-// NormalizeCpu) on the same inputs and drawn geometry: byte for byte, for every dtype and
+// FinishCpu) on the same inputs and random geometry: byte for byte, for every dtype and
 // layout, nearest and bilinear, with fills, windows that pad and flips, in one launch over
 // samples of different sizes. Skipped without a GPU.
 #include "kernels/warp/warp_gpu.h"
@@ -13,14 +13,12 @@
 
 #include "gpu/device.h"
 #include "kernels/gpu_kernel_test_util.h"
-#include "kernels/normalize/normalize_cpu.h"
+#include "kernels/finish/finish_cpu.h"
+#include "kernels/warp/affine_matrix.h"
 #include "kernels/warp/warp_cpu.h"
-#include "pipeline/plan.h"
 
 namespace sluice {
 namespace {
-
-namespace T = sluice::transforms;
 
 #define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
 
@@ -31,9 +29,25 @@ struct Case {
   WarpParams warp;
 };
 
-std::vector<Case> MakeCases(const std::vector<T::Transform>& transforms, int count, uint64_t seed) {
-  Result<Plan> plan = Plan::Create(transforms);
-  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+double Uniform(std::mt19937& rng, double lo, double hi) {
+  return lo + (hi - lo) * (static_cast<double>(rng()) / 4294967296.0);
+}
+
+// One axis resampled: the crop [lo, hi) resized to `resized` (the identity when equal).
+AxisMap Resampled(int lo, int hi, int resized) {
+  AxisMap m;
+  m.in_lo = lo, m.in_hi = hi, m.origin = lo;
+  m.scale = static_cast<double>(hi - lo) / resized;
+  m.resized_len = m.out_len = resized;
+  m.identity = resized == hi - lo;
+  return m;
+}
+
+// What a list of geometry gives one image: the resampling before the warp (x, y maps), the warp
+// of the resampled image with random affine parameters about its centre, and the window after
+// it, each from `geometry(rng, w, h, &case)`.
+template <typename Geometry>
+std::vector<Case> MakeCases(int count, uint64_t seed, Geometry geometry) {
   std::mt19937 rng(static_cast<uint32_t>(seed));
   std::vector<Case> cases;
   for (int i = 0; i < count; ++i) {
@@ -43,16 +57,57 @@ std::vector<Case> MakeCases(const std::vector<T::Transform>& transforms, int cou
     c.pixels.resize(static_cast<size_t>(c.w) * c.h * 3);
     for (size_t k = 0; k < c.pixels.size(); ++k)
       c.pixels[k] = static_cast<uint8_t>((k * 7 + (k / 3) % 251 + rng() % 32) & 0xFF);
-    SampleGeometry geo;
-    const Status s = plan->Draw(c.w, c.h, SampleKey{seed, 0, static_cast<uint64_t>(i)}, &geo);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    EXPECT_EQ(geo.num_segments, 1);
-    EXPECT_TRUE(geo.warps[0].enabled);
-    c.params = geo.segments[0];
-    c.warp = geo.warps[0];
+    geometry(rng, &c);
+    c.warp.enabled = true;
+    c.warp.src_w = c.params.x.out_len, c.warp.src_h = c.params.y.out_len;
     cases.push_back(std::move(c));
   }
   return cases;
+}
+
+// The seed pipeline's geometry: Resize(67) (shorter edge), RandomRotation(20) nearest,
+// RandomCrop(56), RandomHorizontalFlip.
+void SeedGeometry(std::mt19937& rng, Case* c) {
+  const bool w_short = c->w <= c->h;
+  const int rw = w_short ? 67 : 67 * c->w / c->h, rh = w_short ? 67 * c->h / c->w : 67;
+  c->params.x = Resampled(0, c->w, rw);
+  c->params.y = Resampled(0, c->h, rh);
+  AffineParams a;
+  a.angle = Uniform(rng, -20.0, 20.0);
+  InverseAffineMatrix(a, rw, rh, nullptr, c->warp.m);
+  c->warp.filter = WarpFilter::kNearest;
+  c->warp.x = WarpAxis{static_cast<int>(rng() % static_cast<unsigned>(rw - 55)), 56, rng() % 2 == 0};
+  c->warp.y = WarpAxis{static_cast<int>(rng() % static_cast<unsigned>(rh - 55)), 56, false};
+}
+
+// RandomAffine (bilinear, fill) of the image (or of its 70 x 90 centre), then a window of 80 x 80
+// that pads (fill 1, 2, 3) and maybe flips vertically.
+AffineParams RandomAffineParams(std::mt19937& rng) {
+  AffineParams a;
+  a.angle = Uniform(rng, -45.0, 45.0);
+  a.tx = static_cast<int>(Uniform(rng, -14.0, 14.0)), a.ty = static_cast<int>(Uniform(rng, -9.0, 9.0));
+  a.scale = Uniform(rng, 0.7, 1.3);
+  a.shear_x = Uniform(rng, -10.0, 10.0), a.shear_y = Uniform(rng, -5.0, 5.0);
+  return a;
+}
+
+void BilinearAffine(std::mt19937& rng, Case* c, bool center_crop) {
+  const int cw = center_crop ? 70 : c->w, ch = center_crop ? 90 : c->h;
+  c->params.x = Resampled(0, c->w, c->w);
+  c->params.y = Resampled(0, c->h, c->h);
+  if (center_crop) {  // a window on the unresampled image (padding where the image is smaller)
+    c->params.x.out_off = (c->w - cw) / 2, c->params.x.out_len = cw;
+    c->params.y.out_off = (c->h - ch) / 2, c->params.y.out_len = ch;
+  }
+  InverseAffineMatrix(RandomAffineParams(rng), cw, ch, nullptr, c->warp.m);
+  c->warp.filter = WarpFilter::kBilinear;
+  for (int k = 0; k < 3; ++k) c->warp.fill[k] = static_cast<uint8_t>(200 - 50 * k), c->warp.pad_fill[k] = static_cast<uint8_t>(1 + k);
+  if (!center_crop) {
+    c->warp.x = WarpAxis{0, cw, false}, c->warp.y = WarpAxis{0, ch, false};
+    return;
+  }
+  c->warp.x = WarpAxis{static_cast<int>(rng() % 17) - 8, 80, false};
+  c->warp.y = WarpAxis{static_cast<int>(rng() % 17) - 3, 80, rng() % 2 == 0};
 }
 
 void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool normalize) {
@@ -72,7 +127,7 @@ void RunCompare(const std::vector<Case>& cases, DType dtype, Layout layout, bool
     const MutableImageView wv{warped.data(), oh, ow, 3, static_cast<ptrdiff_t>(ow) * 3};
     WarpCpu(c.warp, m, wv);
     std::vector<uint8_t> out(warped.size() * fin.element_size());
-    NormalizeCpu(fin.params, fin.lut, wv, out.data());
+    FinishCpu(fin.params, fin.lut, wv, out.data());
     expected.push_back(std::move(out));
     in_total += c.pixels.size();
     out_total += expected.back().size();
@@ -118,30 +173,18 @@ class WarpGpuTest : public ::testing::Test {
 };
 
 TEST_F(WarpGpuTest, SeedGeometryMatchesCpuExactly) {
-  // The seed pipeline's geometry: Resize, RandomRotation(20), RandomCrop, RandomHorizontalFlip.
-  const auto cases = MakeCases({T::Resize{67}, T::RandomRotation{{-20.0, 20.0}}, T::RandomCrop{56, 56},
-                                T::RandomHorizontalFlip{}}, 24, 7);
+  const auto cases = MakeCases(24, 7, SeedGeometry);
   RunCompare(cases, DType::kFloat32, Layout::kNCHW, true);
   RunCompare(cases, DType::kFloat16, Layout::kNCHW, true);
   RunCompare(cases, DType::kUInt8, Layout::kNHWC, false);
 }
 
 TEST_F(WarpGpuTest, BilinearAffineWithFillsAndPaddedWindowsMatchesCpuExactly) {
-  T::RandomAffine affine;
-  affine.degrees = {-45.0, 45.0};
-  affine.translate = {0.2, 0.1};
-  affine.scale = {0.7, 1.3};
-  affine.shear = {-10.0, 10.0, -5.0, 5.0};
-  affine.interpolation = T::Interpolation::kBilinear;
-  affine.fill = {200, 100, 50};
-  T::RandomCrop crop{80, 80};
-  crop.pad_if_needed = true;
-  crop.padding = {3, 3, 3, 3};
-  crop.fill = {1, 2, 3};
-  RunCompare(MakeCases({T::CenterCrop{90, 70}, affine, crop, T::RandomVerticalFlip{}}, 20, 3), DType::kFloat32,
+  RunCompare(MakeCases(20, 3, [](std::mt19937& rng, Case* c) { BilinearAffine(rng, c, true); }), DType::kFloat32,
              Layout::kNHWC, false);
   // Without a resize: the taps are the identity.
-  RunCompare(MakeCases({affine}, 8, 5), DType::kUInt8, Layout::kNCHW, false);
+  RunCompare(MakeCases(8, 5, [](std::mt19937& rng, Case* c) { BilinearAffine(rng, c, false); }), DType::kUInt8,
+             Layout::kNCHW, false);
 }
 
 }  // namespace

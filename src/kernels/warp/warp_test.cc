@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "kernels/warp/warp_ref.h"
-#include "ops/transform_ops.h"
+#include "kernels/warp/affine_matrix.h"
 
 namespace sluice {
 namespace {
 
-WarpParams Params(const AffineDraw& d, int w, int h, bool bilinear, uint8_t fill = 0) {
+WarpParams Params(const AffineParams& d, int w, int h, bool bilinear, uint8_t fill = 0) {
   WarpParams p;
   p.enabled = true;
   p.filter = bilinear ? WarpFilter::kBilinear : WarpFilter::kNearest;
@@ -50,7 +50,7 @@ TEST(Warp, QuarterTurnsOfASquareImageMovePixelsExactly) {
   const int n = 5;
   const std::vector<uint8_t> img = Ramp(n, n);
   for (bool bilinear : {false, true}) {
-    AffineDraw d;
+    AffineParams d;
     d.angle = -90.0;  // rotate(90): counter-clockwise
     const std::vector<uint8_t> out = Warped(Params(d, n, n, bilinear), img);
     // Counter-clockwise: output (x, y) shows input (n - 1 - y, x).
@@ -66,7 +66,7 @@ TEST(Warp, QuarterTurnsOfASquareImageMovePixelsExactly) {
 TEST(Warp, WholePixelShiftsFillTheUncoveredEdge) {
   const int w = 6, h = 4;
   const std::vector<uint8_t> img = Ramp(w, h);
-  AffineDraw d;
+  AffineParams d;
   d.tx = 2;  // content moves right by 2
   d.ty = -1;  // and up by 1
   const std::vector<uint8_t> out = Warped(Params(d, w, h, false, 77), img);
@@ -81,7 +81,7 @@ TEST(Warp, WholePixelShiftsFillTheUncoveredEdge) {
 TEST(Warp, BilinearHalfPixelBlendAndFillMask) {
   // Scale 2 about the centre of a 2 x 1 image: output x reads (x - 0.5) / 2 + 0.5 = 0.25, 0.75.
   std::vector<uint8_t> img = {0, 0, 0, 200, 200, 200};
-  AffineDraw d;
+  AffineParams d;
   d.scale = 2.0;
   const std::vector<uint8_t> out = Warped(Params(d, 2, 1, true, 0), img);
   // 0.25: 0.75 * 0 + 0.25 * 200 = 50; 0.75: 150. The row (y = 0) is inside: mask 1.
@@ -89,7 +89,7 @@ TEST(Warp, BilinearHalfPixelBlendAndFillMask) {
   EXPECT_EQ(out[3], 150);
   // A half-pixel shift right with fill 100: x = 0 reads -0.5: half of pixel 0 (value 0) is
   // inside, mask 0.5, so (0 * 0.5 - 100) * 0.5 + 100 = 50; x = 1 reads 0.5: 100.
-  AffineDraw shift;
+  AffineParams shift;
   WarpParams p = Params(shift, 2, 1, true, 100);
   p.m[2] = -0.5;
   const std::vector<uint8_t> out2 = Warped(p, img);
@@ -104,7 +104,7 @@ TEST(Warp, CpuMatchesTheReferenceWithWindows) {
     std::vector<uint8_t> img(static_cast<size_t>(w) * h * 3);
     for (uint8_t& v : img) v = static_cast<uint8_t>(rng());
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    AffineDraw d;
+    AffineParams d;
     d.angle = 180.0 * u(rng);
     if (iter % 2) {
       d.tx = static_cast<int>(rng() % 7) - 3;

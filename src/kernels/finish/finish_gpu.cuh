@@ -1,18 +1,18 @@
 // The finish step's store on the GPU (CUDA code only): one RGB8 pixel, scaled, normalized, cast
-// and laid out into a sample's slot with NormalizeLut's tables, as NormalizeCpu writes it, with
+// and laid out into a sample's slot with FinishLut's tables, as FinishCpu writes it, with
 // the sample's erased rectangles and grid (as ErasePixelsCpu, then EraseFinishedCpu) and its
 // noise (as NoiseFinishCpu). The GPU kernels
 // that end a sample's processing share it.
-#ifndef SLUICE_KERNELS_NORMALIZE_FINISH_GPU_CUH_
-#define SLUICE_KERNELS_NORMALIZE_FINISH_GPU_CUH_
+#ifndef SLUICE_KERNELS_FINISH_FINISH_GPU_CUH_
+#define SLUICE_KERNELS_FINISH_FINISH_GPU_CUH_
 
 #include <cstdint>
 
 #include "core/half.h"
 #include "kernels/erase/erase_params.h"
 #include "kernels/noise/noise_params.h"
-#include "kernels/normalize/normalize_params.h"
-#include "kernels/resize/resize_gpu.h"
+#include "kernels/finish/finish_gpu.h"
+#include "kernels/finish/finish_params.h"
 
 namespace sluice {
 
@@ -45,4 +45,4 @@ __device__ __forceinline__ void StoreFinished(const GpuFinish& f, void* out, int
 
 }  // namespace sluice
 
-#endif  // SLUICE_KERNELS_NORMALIZE_FINISH_GPU_CUH_
+#endif  // SLUICE_KERNELS_FINISH_FINISH_GPU_CUH_

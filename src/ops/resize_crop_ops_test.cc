@@ -1,4 +1,4 @@
-#include "ops/transform_ops.h"
+#include "ops/resize_crop_ops.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "ops/torch_math.h"
+
 namespace sluice {
 namespace {
 
@@ -15,7 +17,7 @@ using transforms::RandomCrop;
 using transforms::RandomResizedCrop;
 using transforms::Resize;
 
-TEST(TransformOpsTest, RoundHalfEvenIsPythonRound) {
+TEST(ResizeCropOpsTest, RoundHalfEvenIsPythonRound) {
   EXPECT_EQ(RoundHalfEven(0.5), 0);
   EXPECT_EQ(RoundHalfEven(1.5), 2);
   EXPECT_EQ(RoundHalfEven(2.5), 2);
@@ -30,7 +32,7 @@ TEST(TransformOpsTest, RoundHalfEvenIsPythonRound) {
   EXPECT_EQ(RoundHalfEven(7.0), 7);
 }
 
-TEST(TransformOpsTest, CenterCropAxisFollowsTorchvision) {
+TEST(ResizeCropOpsTest, CenterCropAxisFollowsTorchvision) {
   // Crop inside: start = round((len - size) / 2.0), ties to even.
   EXPECT_EQ(CenterCropAxis(341, 224).start, 58);  // 58.5 -> 58
   EXPECT_EQ(CenterCropAxis(256, 224).start, 16);
@@ -54,7 +56,7 @@ std::pair<int, int> Resized(int w, int h, Resize t) {
   return {ow, oh};
 }
 
-TEST(TransformOpsTest, ResizedSizeFollowsTorchvision) {
+TEST(ResizeCropOpsTest, ResizedSizeFollowsTorchvision) {
   using P = std::pair<int, int>;  // (width, height)
   Resize r;
   r.height = 256;  // Resize(256): the shorter edge becomes 256, the other int(256 * long / short)
@@ -103,7 +105,7 @@ Rect Fallback(int width, int height, const RandomResizedCrop& t) {
   return Rect{(width - w) / 2, (height - h) / 2, w, h};
 }
 
-TEST(TransformOpsTest, ResizedCropWindowInsideAndWithinBounds) {
+TEST(ResizeCropOpsTest, ResizedCropWindowInsideAndWithinBounds) {
   RandomResizedCrop t;
   t.height = t.width = 224;
   struct Size {
@@ -129,7 +131,7 @@ TEST(TransformOpsTest, ResizedCropWindowInsideAndWithinBounds) {
   EXPECT_GT(drawn, 2000);  // the fallback is rare for ordinary images
 }
 
-TEST(TransformOpsTest, ResizedCropWindowIsDeterministicPerKey) {
+TEST(ResizeCropOpsTest, ResizedCropWindowIsDeterministicPerKey) {
   RandomResizedCrop t;
   t.height = t.width = 224;
   std::set<std::vector<int>> distinct;
@@ -143,7 +145,7 @@ TEST(TransformOpsTest, ResizedCropWindowIsDeterministicPerKey) {
   EXPECT_GT(distinct.size(), 95u);
 }
 
-TEST(TransformOpsTest, ResizedCropDrawsScaleAndLogRatioUniformly) {
+TEST(ResizeCropOpsTest, ResizedCropDrawsScaleAndLogRatioUniformly) {
   // With scale (0.1, 0.5) and ratio (3/4, 4/3) on a 1000x1000 image no draw is rejected, so the
   // area fraction is uniform on [0.1, 0.5] (mean 0.3, sd 0.115) and log(w/h) uniform on
   // [-0.288, 0.288] (mean 0). 4000 draws: standard errors 0.0018 and 0.0026.
@@ -164,7 +166,7 @@ TEST(TransformOpsTest, ResizedCropDrawsScaleAndLogRatioUniformly) {
   EXPECT_NEAR(x_frac / kN, 0.5, 0.025);  // the position is uniform over the valid range
 }
 
-TEST(TransformOpsTest, ResizedCropConsumesTheStreamInTorchvisionOrder) {
+TEST(ResizeCropOpsTest, ResizedCropConsumesTheStreamInTorchvisionOrder) {
   // torchvision's RandomResizedCrop.get_params transcribed: up to 10 attempts of (area fraction,
   // then log-ratio); on success the top offset is drawn before the left one. Pinning the order
   // keeps crops reproducible across implementations (CPU, GPU, Python) of the same stream.
@@ -195,7 +197,7 @@ TEST(TransformOpsTest, ResizedCropConsumesTheStreamInTorchvisionOrder) {
   EXPECT_LT(fell_back, 300);
 }
 
-TEST(TransformOpsTest, RandomCropDrawsTopBeforeLeft) {
+TEST(ResizeCropOpsTest, RandomCropDrawsTopBeforeLeft) {
   RandomCrop t;
   t.height = 10;
   t.width = 12;
@@ -210,7 +212,7 @@ TEST(TransformOpsTest, RandomCropDrawsTopBeforeLeft) {
   }
 }
 
-TEST(TransformOpsTest, ResizedCropFallsBackToCenterCropForExtremeRatios) {
+TEST(ResizeCropOpsTest, ResizedCropFallsBackToCenterCropForExtremeRatios) {
   RandomResizedCrop t;
   t.height = t.width = 224;
   for (uint64_t sample = 0; sample < 20; ++sample) {
@@ -230,7 +232,7 @@ TEST(TransformOpsTest, ResizedCropFallsBackToCenterCropForExtremeRatios) {
   }
 }
 
-TEST(TransformOpsTest, RandomCropPositionsCoverTheValidRange) {
+TEST(ResizeCropOpsTest, RandomCropPositionsCoverTheValidRange) {
   RandomCrop t;
   t.height = 5;
   t.width = 7;
@@ -254,7 +256,7 @@ TEST(TransformOpsTest, RandomCropPositionsCoverTheValidRange) {
   EXPECT_EQ(y.start, 0);
 }
 
-TEST(TransformOpsTest, RandomCropWithPadding) {
+TEST(ResizeCropOpsTest, RandomCropWithPadding) {
   // 10x10 image, padding (left 2, top 3, right 4, bottom 5): padded 16 wide, 18 high.
   // A 12 wide, 14 high crop starts at x in [-2, 2], y in [-3, 1].
   RandomCrop t;
@@ -273,7 +275,7 @@ TEST(TransformOpsTest, RandomCropWithPadding) {
   EXPECT_EQ(ys, (std::set<int>{-3, -2, -1, 0, 1}));
 }
 
-TEST(TransformOpsTest, RandomCropPadIfNeeded) {
+TEST(ResizeCropOpsTest, RandomCropPadIfNeeded) {
   // 10x10 image, 14 wide x 16 high crop: torchvision pads the missing 4 columns on both sides
   // (padded 18 wide) and 6 rows on both sides (22 high): x in [-4, 0], y in [-6, 0].
   RandomCrop t;
@@ -303,7 +305,7 @@ TEST(TransformOpsTest, RandomCropPadIfNeeded) {
   EXPECT_EQ(xs, (std::set<int>{-3, -2, -1}));
 }
 
-TEST(TransformOpsTest, RandomCropTooLargeIsInvalidArgument) {
+TEST(ResizeCropOpsTest, RandomCropTooLargeIsInvalidArgument) {
   RandomCrop t;
   t.height = 12;
   t.width = 11;

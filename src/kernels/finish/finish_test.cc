@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "core/half.h"
-#include "kernels/normalize/normalize_cpu.h"
-#include "kernels/normalize/normalize_params.h"
-#include "kernels/normalize/normalize_ref.h"
+#include "kernels/finish/finish_cpu.h"
+#include "kernels/finish/finish_params.h"
+#include "kernels/finish/finish_ref.h"
 
 namespace sluice {
 namespace {
@@ -33,16 +33,16 @@ Padded RandomPadded(int w, int h, unsigned seed) {
   return p;
 }
 
-std::vector<uint8_t> RunCpu(const NormalizeParams& p, const ImageView& in) {
+std::vector<uint8_t> RunCpu(const FinishParams& p, const ImageView& in) {
   std::vector<uint8_t> out(static_cast<size_t>(in.width) * in.height * 3 * DTypeSize(p.dtype), 0xAB);
-  const NormalizeLut lut = NormalizeLut::Build(p);
-  NormalizeCpu(p, lut, in, out.data());
+  const FinishLut lut = FinishLut::Build(p);
+  FinishCpu(p, lut, in, out.data());
   return out;
 }
 
-std::vector<uint8_t> RunRef(const NormalizeParams& p, const ImageView& in) {
+std::vector<uint8_t> RunRef(const FinishParams& p, const ImageView& in) {
   std::vector<uint8_t> out(static_cast<size_t>(in.width) * in.height * 3 * DTypeSize(p.dtype), 0x11);
-  NormalizeRef(p, in, out.data());
+  FinishRef(p, in, out.data());
   return out;
 }
 
@@ -52,7 +52,7 @@ TEST(NormalizeTest, CpuEqualsReferenceExactly) {
     for (Layout layout : {Layout::kNCHW, Layout::kNHWC})
       for (bool normalize : {false, true}) {
         if (dtype == DType::kUInt8 && normalize) continue;
-        NormalizeParams p;
+        FinishParams p;
         p.dtype = dtype;
         p.layout = layout;
         p.normalize = normalize;
@@ -67,7 +67,7 @@ TEST(NormalizeTest, CpuEqualsReferenceExactly) {
 TEST(NormalizeTest, LayoutsPlaceValuesWhereExpected) {
   // uint8 output is the raw value: check both layouts by index, independently of SlotOffset.
   const Padded img = RandomPadded(5, 4, 2);
-  NormalizeParams p;
+  FinishParams p;
   p.dtype = DType::kUInt8;
   p.layout = Layout::kNCHW;
   const std::vector<uint8_t> nchw = RunCpu(p, img.view());
@@ -89,7 +89,7 @@ TEST(NormalizeTest, HandComputedValues) {
   //   B: (255/255 - 0.406) / 0.225   =  2.6400000
   const uint8_t px[3] = {0, 128, 255};
   const ImageView in{px, 1, 1, 3, 3};
-  NormalizeParams p;
+  FinishParams p;
   p.normalize = true;
   p.mean[0] = 0.485f, p.mean[1] = 0.456f, p.mean[2] = 0.406f;
   p.std[0] = 0.229f, p.std[1] = 0.224f, p.std[2] = 0.225f;
@@ -125,11 +125,11 @@ TEST(NormalizeTest, HandComputedValues) {
 }
 
 TEST(NormalizeTest, LutMatchesDefinition) {
-  NormalizeParams p;
+  FinishParams p;
   p.normalize = true;
   p.mean[0] = 0.5f, p.mean[1] = 0.25f, p.mean[2] = 0.0f;
   p.std[0] = 0.5f, p.std[1] = 2.0f, p.std[2] = 1.0f;
-  const NormalizeLut lut = NormalizeLut::Build(p);
+  const FinishLut lut = FinishLut::Build(p);
   for (int v = 0; v < 256; ++v) {
     // Exact in float: v / 255 is correctly rounded; the rest are exact binary operations.
     const float x = static_cast<float>(v) / 255.0f;
@@ -146,7 +146,7 @@ TEST(NormalizeTest, LutMatchesDefinition) {
   // subtracts the mean and divides by the std (a multiply by 1/std would differ in the last bit).
   const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
   for (int c = 0; c < 3; ++c) p.mean[c] = mean[c], p.std[c] = std[c];
-  const NormalizeLut imagenet = NormalizeLut::Build(p);
+  const FinishLut imagenet = FinishLut::Build(p);
   int differs_from_reciprocal = 0;
   for (int c = 0; c < 3; ++c)
     for (int v = 0; v < 256; ++v) {

@@ -1,16 +1,17 @@
 // Parameters and per-pixel math of the finish step: RGB8 pixels of one sample to its slot in the
 // output batch, with ToTensor-style scaling, Normalize, the cast and the layout in one pass.
-#ifndef SLUICE_KERNELS_NORMALIZE_NORMALIZE_PARAMS_H_
-#define SLUICE_KERNELS_NORMALIZE_NORMALIZE_PARAMS_H_
+#ifndef SLUICE_KERNELS_FINISH_FINISH_PARAMS_H_
+#define SLUICE_KERNELS_FINISH_FINISH_PARAMS_H_
 
 #include <cstdint>
 
 #include "core/hd.h"
+#include "core/slot.h"
 #include "sluice/types.h"
 
 namespace sluice {
 
-struct NormalizeParams {
+struct FinishParams {
   DType dtype = DType::kFloat32;  // kUInt8: raw values; float: value / 255, then normalized
   Layout layout = Layout::kNCHW;  // of the output batch
   bool normalize = false;
@@ -19,17 +20,11 @@ struct NormalizeParams {
 };
 
 // torchvision's order of operations in float32: x / 255, then (x - mean) / std.
-SLUICE_HD float NormalizedValue(uint8_t v, const NormalizeParams& p, int c) {
+SLUICE_HD float NormalizedValue(uint8_t v, const FinishParams& p, int c) {
   const float x = static_cast<float>(v) / 255.0f;
   return p.normalize ? (x - p.mean[c]) / p.std[c] : x;
 }
 
-// Element offset of (c, y, x) in one sample's slot of h x w x 3.
-SLUICE_HD int64_t SlotOffset(Layout layout, int h, int w, int c, int y, int x) {
-  return layout == Layout::kNCHW ? (static_cast<int64_t>(c) * h + y) * w + x
-                                 : (static_cast<int64_t>(y) * w + x) * 3 + c;
-}
-
 }  // namespace sluice
 
-#endif  // SLUICE_KERNELS_NORMALIZE_NORMALIZE_PARAMS_H_
+#endif  // SLUICE_KERNELS_FINISH_FINISH_PARAMS_H_

@@ -1,11 +1,11 @@
-#include "kernels/normalize/normalize_cpu.h"
+#include "kernels/finish/finish_cpu.h"
 
 #include "core/half.h"
 
 namespace sluice {
 
-NormalizeLut NormalizeLut::Build(const NormalizeParams& p) {
-  NormalizeLut lut;
+FinishLut FinishLut::Build(const FinishParams& p) {
+  FinishLut lut;
   for (int c = 0; c < 3; ++c)
     for (int v = 0; v < 256; ++v) {
       lut.f32[c][v] = NormalizedValue(static_cast<uint8_t>(v), p, c);
@@ -55,7 +55,7 @@ struct IdentityTable {
 
 }  // namespace
 
-void NormalizeCpu(const NormalizeParams& p, const NormalizeLut& lut, const ImageView& in, void* slot) {
+void FinishCpu(const FinishParams& p, const FinishLut& lut, const ImageView& in, void* slot) {
   switch (p.dtype) {
     case DType::kFloat32: Write(lut.f32, p.layout, in, static_cast<float*>(slot)); break;
     case DType::kFloat16: Write(lut.f16, p.layout, in, static_cast<uint16_t*>(slot)); break;

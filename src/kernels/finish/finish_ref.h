@@ -1,16 +1,16 @@
 // Reference finish step: one element at a time, straight from the definitions.
-#ifndef SLUICE_KERNELS_NORMALIZE_NORMALIZE_REF_H_
-#define SLUICE_KERNELS_NORMALIZE_NORMALIZE_REF_H_
+#ifndef SLUICE_KERNELS_FINISH_FINISH_REF_H_
+#define SLUICE_KERNELS_FINISH_FINISH_REF_H_
 
 #include <cstring>
 
 #include "core/half.h"
 #include "core/image_view.h"
-#include "kernels/normalize/normalize_params.h"
+#include "kernels/finish/finish_params.h"
 
 namespace sluice {
 
-inline void NormalizeRef(const NormalizeParams& p, const ImageView& in, void* slot) {
+inline void FinishRef(const FinishParams& p, const ImageView& in, void* slot) {
   for (int y = 0; y < in.height; ++y)
     for (int x = 0; x < in.width; ++x)
       for (int c = 0; c < 3; ++c) {
@@ -29,4 +29,4 @@ inline void NormalizeRef(const NormalizeParams& p, const ImageView& in, void* sl
 
 }  // namespace sluice
 
-#endif  // SLUICE_KERNELS_NORMALIZE_NORMALIZE_REF_H_
+#endif  // SLUICE_KERNELS_FINISH_FINISH_REF_H_

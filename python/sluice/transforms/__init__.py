@@ -1,0 +1,55 @@
+"""Transforms with torchvision.transforms.v2's names, arguments and semantics.
+
+A list of these is compiled by :class:`sluice.Loader` into one plan per sample (the crop window is
+drawn from the file header, only that region is decoded, and the rest runs as one resampling pass
+plus one finish pass). Nothing here touches pixels in Python.
+
+Random parameters come from ``(seed, epoch, sample index, position in the list)``, so a sample
+gets the same augmentation whatever the thread count, batch size or device.
+
+The batch transforms at the end of a list (:class:`BatchLambda`, :class:`MixUp`, :class:`CutMix`,
+:class:`RandomChoice`) are the exception: the loader applies them in Python (torch or NumPy ops)
+to each whole batch, with parameters from ``(seed, epoch, batch index, position in the list)``.
+"""
+from __future__ import annotations
+
+from .base import Compose, InterpolationMode, Transform
+from .batch import BatchLambda, BatchTransform, CutMix, MixUp, RandomChoice, _common_num_classes
+from .color import ColorJitter, GaussianBlur, RandAugment, RandomGrayscale, TrivialAugmentWide
+from .compile import compile_specs, flatten, split_batch_functions
+from .finish import Cutout, GaussianNoise, GridMask, Normalize, RandomErasing, ToTensor
+from .functions import Lambda
+from .geometry import (CenterCrop, Pad, RandomAffine, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
+                       RandomRotation, RandomVerticalFlip, Resize)
+
+__all__ = [
+    "InterpolationMode",
+    "Transform",
+    "Compose",
+    "RandomResizedCrop",
+    "Resize",
+    "CenterCrop",
+    "RandomCrop",
+    "RandomHorizontalFlip",
+    "RandomVerticalFlip",
+    "Pad",
+    "RandomRotation",
+    "RandomAffine",
+    "Cutout",
+    "RandomErasing",
+    "ColorJitter",
+    "RandomGrayscale",
+    "GaussianBlur",
+    "RandAugment",
+    "TrivialAugmentWide",
+    "GridMask",
+    "GaussianNoise",
+    "ToTensor",
+    "Normalize",
+    "Lambda",
+    "BatchTransform",
+    "BatchLambda",
+    "MixUp",
+    "CutMix",
+    "RandomChoice",
+]

@@ -1,0 +1,93 @@
+"""User functions on each sample (Lambda), run on the loader's CPU threads."""
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from .. import _core
+from .base import Transform
+
+
+class _Holder:
+    __slots__ = ("fn", "__weakref__")
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+def _returned(name: str, out: Any, arg: Any, shape: tuple, dtype: str, as_torch: bool) -> tuple[Any, str | None]:
+    """What the function returned as an array to copy back (None: it changed its argument in
+    place), or the error naming the function."""
+    import numpy as np
+    if as_torch:
+        import torch
+        if not isinstance(out, torch.Tensor):
+            return None, f"{name}: returned {type(out).__name__}, expected torch.Tensor"
+        if out.device.type != "cpu":
+            return None, f"{name}: returned a tensor on {out.device}, expected one on the CPU"
+        got_dtype = str(out.dtype).replace("torch.", "")
+        arr = out.detach().numpy() if out is not arg else None
+    else:
+        if not isinstance(out, np.ndarray):
+            return None, f"{name}: returned {type(out).__name__}, expected numpy.ndarray"
+        got_dtype = str(out.dtype)
+        arr = out if out is not arg else None
+    if tuple(out.shape) != tuple(shape) or got_dtype != dtype:
+        return None, (f"{name}: returned shape {tuple(out.shape)} and dtype {got_dtype}, expected "
+                      f"shape {tuple(shape)} and dtype {dtype}")
+    return arr, None
+
+
+class Lambda(Transform):
+    """Run ``lambd`` on each sample, on the loader's CPU threads (the GIL is held only while it
+    runs), as torchvision's ``Lambda``. It gets the sample as the transforms before it leave it:
+    an ``H x W x 3`` uint8 NumPy array before ``ToTensor``/``Normalize``; after them, the
+    finished sample as a torch tensor (``3 x H x W`` float with the default ``dtype`` and
+    ``layout``; a NumPy array with ``output="numpy"``). It returns the same kind, shape and dtype
+    (or changes its argument in place). The argument is valid during the call only.
+
+    User functions come after every geometric and colour transform; with ``device="cuda"`` the
+    loader runs the list on the CPU and copies the batches to the GPU."""
+
+    def __init__(self, lambd):
+        if not callable(lambd):
+            raise TypeError(f"Lambda: argument should be callable, got {type(lambd).__name__}")
+        self.lambd = lambd
+
+    def _name(self) -> str:
+        fn = self.lambd
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        return f"Lambda({name})"
+
+    def _fields(self):  # pragma: no cover - the loader calls _spec_at
+        raise TypeError("Lambda needs its place in the list: use compile_specs")
+
+    def _spec_at(self, finished: bool, as_torch: bool, holders: list):
+        name = self._name()
+        # The C++ loader holds the runner; the runner reaches the function only through a weak
+        # reference to a holder the Python Loader keeps. A strong one would make a cycle through
+        # C++ (loader -> runner -> fn -> its module's globals -> loader) that no GC can break.
+        holder = _Holder(self.lambd)
+        holders.append(holder)
+        ref = weakref.ref(holder)
+
+        def runner(buffer, shape, dtype):
+            import numpy as np
+            held = ref()
+            if held is None:
+                return f"{name}: the loader is gone"
+            try:
+                view = np.frombuffer(buffer, dtype=dtype).reshape(shape)
+                if as_torch:
+                    import torch
+                    arg = torch.from_numpy(view)
+                else:
+                    arg = view
+                arr, error = _returned(name, held.fn(arg), arg, shape, dtype, as_torch)
+                if error is None and arr is not None:
+                    np.copyto(view, arr)
+                return error
+            except Exception as e:  # the sample fails, naming the function; the loader adds the file
+                return f"{name} raised {type(e).__name__}: {e}"
+
+        return _core.transforms.make_lambda(runner, finished, name)

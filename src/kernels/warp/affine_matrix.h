@@ -1,0 +1,27 @@
+// torchvision's affine() parameters and the inverse matrix the warp samples with
+// (_get_inverse_affine_matrix): the math that turns RandomRotation's and RandomAffine's draws
+// into WarpParams::m.
+//
+// Thread-safety: pure functions.
+#ifndef SLUICE_KERNELS_WARP_AFFINE_MATRIX_H_
+#define SLUICE_KERNELS_WARP_AFFINE_MATRIX_H_
+
+namespace sluice {
+
+// affine()'s arguments: angle and shears in degrees (affine's convention; RandomRotation's angle
+// is -angle), translation in whole pixels.
+struct AffineParams {
+  double angle = 0.0;
+  int tx = 0, ty = 0;
+  double scale = 1.0;
+  double shear_x = 0.0, shear_y = 0.0;
+};
+
+// The matrix that maps centred output coordinates to centred input coordinates of a
+// width x height image. The centre is the image's (width / 2, height / 2), or `center` (pixel
+// coordinates x, y) when given.
+void InverseAffineMatrix(const AffineParams& a, int width, int height, const double* center, double m[6]);
+
+}  // namespace sluice
+
+#endif  // SLUICE_KERNELS_WARP_AFFINE_MATRIX_H_

@@ -1,0 +1,59 @@
+// The auto-augment ops (RandAugment, TrivialAugmentWide): torchvision's 14-op table, their
+// draws and what each drawn op does to the image, exposed for tests and bindings. Their op table
+// entries: augment_ops.cc.
+//
+// Thread-safety: pure functions.
+#ifndef SLUICE_OPS_AUGMENT_OPS_H_
+#define SLUICE_OPS_AUGMENT_OPS_H_
+
+#include <array>
+#include <cstdint>
+
+#include "core/rng.h"
+#include "kernels/color/color_params.h"
+#include "kernels/filter/filter_params.h"
+#include "sluice/transforms.h"
+
+namespace sluice {
+
+// The ops of RandAugment and TrivialAugmentWide, in torchvision's table order.
+enum class AugmentOp : uint8_t {
+  kIdentity, kShearX, kShearY, kTranslateX, kTranslateY, kRotate, kBrightness, kColor, kContrast,
+  kSharpness, kPosterize, kSolarize, kAutoContrast, kEqualize
+};
+inline constexpr int kNumAugmentOps = 14;
+
+// torchvision's name of an op ("ShearX", ...).
+const char* AugmentOpName(AugmentOp op);
+
+// One drawn op with its magnitude as torchvision passes it to _apply_image_or_video_transform:
+// the float32 table value widened to double, negated for signed ops on a coin flip; 0 for ops
+// without magnitudes.
+struct AugmentDraw {
+  AugmentOp op = AugmentOp::kIdentity;
+  double magnitude = 0.0;
+};
+
+// RandAugment's num_ops draws (op uniform, then the sign for signed ops) for a width x height
+// image; returns how many (t.num_ops).
+int DrawRandAugment(SampleRng& rng, int width, int height, const transforms::RandAugment& t, AugmentDraw* out);
+
+// TrivialAugmentWide's draw: an op, a magnitude bin (for ops with magnitudes), a sign.
+AugmentDraw DrawTrivialAugment(SampleRng& rng, const transforms::TrivialAugmentWide& t);
+
+// What a drawn op does to a width x height image: nothing (Identity), a colour step (kind and
+// factor as ColorStep holds it, with the double factor torchvision blends with), or a filter
+// (sharpness; shears, translations and rotations as whole-image warps with `interpolation`
+// and `fill`, shears about the top-left corner as torchvision's center=[0, 0]).
+struct AugmentStep {
+  enum class Type : uint8_t { kNone, kColor, kFilter } type = Type::kNone;
+  ColorKind color = ColorKind::kBrightness;
+  double factor = 0.0;
+  FilterStep filter;
+};
+AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transforms::Interpolation interpolation,
+                          const std::array<uint8_t, 3>& fill);
+
+}  // namespace sluice
+
+#endif  // SLUICE_OPS_AUGMENT_OPS_H_

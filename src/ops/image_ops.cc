@@ -1,0 +1,25 @@
+#include "ops/image_ops.h"
+
+namespace sluice {
+
+void RegisterImageOps(OpRegistry* registry) {
+  RegisterResizeCropOps(registry);
+  RegisterFlipOps(registry);
+  RegisterAffineOps(registry);
+  RegisterColorOps(registry);
+  RegisterBlurOp(registry);
+  RegisterAugmentOps(registry);
+  RegisterEraseOps(registry);
+  RegisterFinishOps(registry);
+}
+
+const OpRegistry& ImageOps() {
+  static const OpRegistry* const registry = [] {
+    auto* r = new OpRegistry();
+    RegisterImageOps(r);
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace sluice

@@ -1,0 +1,23 @@
+// The families of image ops, each registering its entries in the op table (op_registry.h):
+// one file per family, listed once in RegisterImageOps (image_ops.cc).
+//
+// Thread-safety: registration runs once, before the table is used.
+#ifndef SLUICE_OPS_IMAGE_OPS_H_
+#define SLUICE_OPS_IMAGE_OPS_H_
+
+#include "ops/op_registry.h"
+
+namespace sluice {
+
+void RegisterResizeCropOps(OpRegistry* registry);  // RandomResizedCrop, Resize, CenterCrop, RandomCrop, Pad
+void RegisterFlipOps(OpRegistry* registry);        // RandomHorizontalFlip, RandomVerticalFlip
+void RegisterAffineOps(OpRegistry* registry);      // RandomRotation, RandomAffine
+void RegisterColorOps(OpRegistry* registry);       // ColorJitter, RandomGrayscale
+void RegisterBlurOp(OpRegistry* registry);         // GaussianBlur
+void RegisterAugmentOps(OpRegistry* registry);     // RandAugment, TrivialAugmentWide
+void RegisterEraseOps(OpRegistry* registry);       // Cutout, RandomErasing, GridMask
+void RegisterFinishOps(OpRegistry* registry);      // Normalize, GaussianNoise, Lambda
+
+}  // namespace sluice
+
+#endif  // SLUICE_OPS_IMAGE_OPS_H_
