@@ -46,6 +46,7 @@ set(SLUICE_SOURCES
   src/pipeline/route_scheduler.cc
   src/pipeline/batch_trace.cc
   src/pipeline/executor.cc
+  src/pipeline/resolve_options.cc
   src/pipeline/loader.cc
 )
 # The GPU path (cmake/cuda.cmake decides which list is used).

@@ -34,105 +34,15 @@
 #include <utility>
 #include <vector>
 
+#include "sluice/batch.h"
+#include "sluice/loader_options.h"
+#include "sluice/loader_state.h"
+#include "sluice/loader_stats.h"
 #include "sluice/source.h"
 #include "sluice/status.h"
-#include "sluice/tensor.h"
-#include "sluice/tensor_list.h"
 #include "sluice/transforms.h"
-#include "sluice/types.h"
 
 namespace sluice {
-
-struct LoaderOptions {
-  int batch_size = 256;                     // samples per batch, >= 1
-  bool shuffle = false;                     // a new permutation every epoch
-  uint64_t seed = 0;                        // drives shuffling and every random transform
-  LastBatch last_batch = LastBatch::kPartial;
-  DType dtype = DType::kFloat32;            // of the images; float is scaled to [0, 1] first
-  Layout layout = Layout::kNCHW;
-  OnError on_error = OnError::kRaise;
-  Device device;                            // cpu, or cuda:N (the GPU path)
-  int num_threads = 0;                      // compute threads; 0 = this process's share of
-                                            // the CPUs (all, or divided among torchrun's
-                                            // local processes: LOCAL_WORLD_SIZE)
-  int io_threads = 0;                       // file-reading threads; 0 = 2
-  int prefetch = 2;                         // batches prepared ahead of the consumer, >= 1
-  int rank = 0;                             // this process's part of every epoch: global
-  int world_size = 1;                       // positions rank, rank + world_size, ...
-  bool dct_scaling = true;                  // JPEG: decode at 1/2, 1/4, 1/8 when the resize
-                                            // shrinks the region at least that much
-  // GPU path only:
-  DecodeRoute decode_route = DecodeRoute::kAuto;
-  int64_t gpu_memory_budget = int64_t{1} << 30;  // bytes of device memory (batches in flight,
-                                                 // decoded regions, nvJPEG's buffers) and of
-                                                 // pinned host memory for uploads
-};
-
-struct Batch {
-  // N x 3 x H x W (NCHW) or N x H x W x 3 (NHWC) when the transforms end in a fixed size.
-  Tensor images;
-  // Otherwise (e.g. Resize(256) alone) one 3 x H x W (or H x W x 3) tensor per sample, and
-  // `images` is empty.
-  TensorList image_list;
-  Tensor labels;                 // N, int64
-  std::vector<int64_t> indices;  // dataset index of each sample
-  // Per sample, 1 if it is a repeat that fills the last batch (last_batch = kPad), else 0.
-  std::vector<uint8_t> padding;
-  int64_t epoch = 0;
-  int64_t index = 0;             // batch number within the epoch
-};
-
-// Where a loader stands in an epoch: saved by Loader::State() with a checkpoint, given back to
-// Loader::LoadState() to resume. Ranks that step in lockstep (a DDP job) have the same state
-// but for the rank, so rank 0's is enough for every rank.
-struct LoaderState {
-  int64_t epoch = 0;
-  int64_t batches = 0;         // batches of `epoch` this rank has taken (an error counts)
-  int64_t epoch_batches = 0;   // batches `epoch` has on this rank; batches == epoch_batches: done
-  // What the state was taken under. The dataset, shuffle and seed must match on load; the batch
-  // size, world size and last-batch policy may differ (an elastic resume).
-  int64_t num_samples = 0;
-  uint64_t dataset_digest = 0;  // Source::Digest()
-  bool shuffle = false;
-  uint64_t seed = 0;
-  int batch_size = 1;
-  int world_size = 1;
-  LastBatch last_batch = LastBatch::kPartial;
-  // When `epoch` itself began from a resume: one flag per position of the epoch's global order,
-  // 1 if it was consumed before; else empty.
-  std::vector<uint8_t> resumed_from;
-};
-
-struct SkippedSample {
-  std::string path;
-  int64_t index = 0;   // dataset index
-  int64_t epoch = 0;
-  std::string reason;
-};
-
-// Counters since creation (or the last ResetStats). Stage times are summed over threads.
-struct LoaderStats {
-  int64_t samples = 0;        // samples delivered in batches
-  int64_t batches = 0;
-  int64_t bytes_read = 0;
-  double read_s = 0;          // reading files (I/O threads)
-  double decode_s = 0;        // header parse, parameter draw, decode, EXIF rotation
-  double transform_s = 0;     // resampling (crop, resize, flip, pad)
-  double collate_s = 0;       // scale, normalize, cast and layout into the batch
-  double wait_s = 0;          // time the consumer spent blocked in Next()
-  double wall_s = 0;          // time since creation or ResetStats
-  int num_threads = 0;
-  int io_threads = 0;
-  int64_t host_memory_in_use = 0;   // bytes, pooled buffers handed out
-  int64_t host_memory_peak = 0;
-  // GPU path:
-  int64_t gpu_memory_in_use = 0;    // bytes of sluice's device pool handed out
-  int64_t gpu_memory_peak = 0;      // peak bytes the pool held from the driver
-  int64_t pinned_memory_peak = 0;   // peak page-locked host bytes (staging and nvJPEG's)
-  int64_t route_samples[3] = {0, 0, 0};  // samples decoded by hardware, hybrid, cpu
-  int64_t skipped_count = 0;
-  std::vector<SkippedSample> skipped;  // the first 1000
-};
 
 class Loader {
  public:
@@ -153,6 +63,7 @@ class Loader {
   // then carry a TensorList).
   std::optional<std::pair<int, int>> output_size() const;
   const Source& source() const;
+  // The options it runs with: as given, with the automatic ones resolved.
   const LoaderOptions& options() const;
 
   // Starts epoch `epoch` from its first batch (or, once after LoadState() of that epoch, from

@@ -2,8 +2,12 @@
 #ifndef SLUICE_SLUICE_H_
 #define SLUICE_SLUICE_H_
 
+#include "sluice/batch.h"
 #include "sluice/dlpack.h"
 #include "sluice/loader.h"
+#include "sluice/loader_options.h"
+#include "sluice/loader_state.h"
+#include "sluice/loader_stats.h"
 #include "sluice/source.h"
 #include "sluice/status.h"
 #include "sluice/tensor.h"

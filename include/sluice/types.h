@@ -35,14 +35,19 @@ Result<Device> ParseDevice(std::string_view name);  // "cpu", "cuda", "cuda:1"
 
 // Which decoder the GPU path uses for JPEGs: all three together, split from measured rates
 // ("auto"), or one pinned (for tests and benchmarks; files a route cannot take fall back to the
-// next: hardware -> hybrid -> cpu).
+// next: hardware -> hybrid -> cpu). A sample's own route is one of the three (kRoutes).
 enum class DecodeRoute : uint8_t { kAuto, kHardware, kHybrid, kCpu };
 Result<DecodeRoute> ParseDecodeRoute(std::string_view name);  // "auto", "hardware", "hybrid", "cpu"
 const char* DecodeRouteName(DecodeRoute route);
+inline constexpr int kNumRoutes = 3;
+inline constexpr DecodeRoute kRoutes[kNumRoutes] = {DecodeRoute::kHardware, DecodeRoute::kHybrid, DecodeRoute::kCpu};
+// A route's place in kRoutes (and in LoaderStats::route_samples). REQUIRES: route != kAuto.
+inline int RouteIndex(DecodeRoute route) { return static_cast<int>(route) - 1; }
 
 // What a loader does with a sample that cannot be read or decoded.
 enum class OnError : uint8_t { kRaise, kSkip };
-Result<OnError> ParseOnError(std::string_view name);
+Result<OnError> ParseOnError(std::string_view name);  // "raise", "skip"
+const char* OnErrorName(OnError policy);
 
 // What a loader does with the last, incomplete batch of an epoch (see EpochSchedule).
 enum class LastBatch : uint8_t { kPartial, kDrop, kPad };

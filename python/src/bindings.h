@@ -15,6 +15,7 @@ namespace nb = nanobind;
 void RegisterErrors(nb::module_& m);
 void RegisterTensor(nb::module_& m);
 void RegisterTransforms(nb::module_& m);
+void RegisterLoaderOptions(nb::module_& m);
 void RegisterLoader(nb::module_& m);
 void RegisterCodec(nb::module_& m);
 void RegisterSample(nb::module_& m);

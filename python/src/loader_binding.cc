@@ -46,9 +46,7 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
     d["gpu_memory_peak"] = s.gpu_memory_peak;
     d["pinned_memory_peak"] = s.pinned_memory_peak;
     nb::dict routes;
-    routes["hardware"] = s.route_samples[0];
-    routes["hybrid"] = s.route_samples[1];
-    routes["cpu"] = s.route_samples[2];
+    for (int r = 0; r < kNumRoutes; ++r) routes[DecodeRouteName(kRoutes[r])] = s.route_samples[r];
     d["route_samples"] = routes;
   }
   d["skipped_count"] = s.skipped_count;
@@ -81,6 +79,35 @@ nb::dict StateToDict(const LoaderState& st) {
   return d;
 }
 
+// The inverse of StateToDict. InvalidArgument ("load_state_dict: malformed state: ...") for a key
+// missing or of the wrong type.
+LoaderState DictToState(const nb::dict& d) {
+  auto get = [&d]<typename T>(const char* key, T* out) {
+    if (!d.contains(key)) Check(InvalidArgument("load_state_dict: malformed state: no '", key, "'"));
+    if (!nb::try_cast<T>(d[key], *out))
+      Check(InvalidArgument("load_state_dict: malformed state: '", key, "' is ",
+                            nb::cast<std::string>(nb::repr(d[key]))));
+  };
+  LoaderState st;
+  get("epoch", &st.epoch);
+  get("batches", &st.batches);
+  get("epoch_batches", &st.epoch_batches);
+  get("num_samples", &st.num_samples);
+  get("dataset_digest", &st.dataset_digest);
+  get("shuffle", &st.shuffle);
+  get("seed", &st.seed);
+  get("batch_size", &st.batch_size);
+  get("world_size", &st.world_size);
+  std::string last_batch;
+  get("last_batch", &last_batch);
+  st.last_batch = Unwrap(ParseLastBatch(last_batch));
+  nb::bytes flags;
+  get("resumed_from", &flags);
+  const auto* p = static_cast<const uint8_t*>(flags.data());
+  st.resumed_from.assign(p, p + flags.size());
+  return st;
+}
+
 }  // namespace
 
 void RegisterLoader(nb::module_& m) {
@@ -92,40 +119,16 @@ void RegisterLoader(nb::module_& m) {
   nb::class_<Loader>(m, "Loader")
       .def_static(
           "create",
-          [](nb::handle source, std::vector<transforms::Transform> transforms, int batch_size,
-             bool shuffle, uint64_t seed, const std::string& last_batch, const std::string& dtype,
-             const std::string& layout, const std::string& on_error, const std::string& device,
-             int num_threads, int io_threads, int prefetch, bool dct_scaling,
-             const std::string& decode_route, int64_t gpu_memory_budget, int rank, int world_size) {
+          [](nb::handle source, std::vector<transforms::Transform> transforms, const LoaderOptions& options) {
             Source src = MakeSource(source);
-            LoaderOptions o;
-            o.batch_size = batch_size;
-            o.shuffle = shuffle;
-            o.seed = seed;
-            o.last_batch = Unwrap(ParseLastBatch(last_batch));
-            o.dtype = Unwrap(ParseDType(dtype));
-            o.layout = Unwrap(ParseLayout(layout));
-            o.on_error = Unwrap(ParseOnError(on_error));
-            o.device = Unwrap(ParseDevice(device));
-            o.num_threads = num_threads;
-            o.io_threads = io_threads;
-            o.prefetch = prefetch;
-            o.dct_scaling = dct_scaling;
-            o.decode_route = Unwrap(ParseDecodeRoute(decode_route));
-            if (gpu_memory_budget > 0) o.gpu_memory_budget = gpu_memory_budget;
-            o.rank = rank;
-            o.world_size = world_size;
             Result<std::unique_ptr<Loader>> r = [&] {
               nb::gil_scoped_release release;  // Create() starts threads; raise after it returns
-              return Loader::Create(std::move(src), std::move(transforms), o);
+              return Loader::Create(std::move(src), std::move(transforms), options);
             }();
             return Unwrap(std::move(r));
           },
-          nb::arg("source"), nb::arg("transforms"), nb::arg("batch_size"), nb::arg("shuffle"),
-          nb::arg("seed"), nb::arg("last_batch"), nb::arg("dtype"), nb::arg("layout"),
-          nb::arg("on_error"), nb::arg("device"), nb::arg("num_threads"), nb::arg("io_threads"),
-          nb::arg("prefetch"), nb::arg("dct_scaling"), nb::arg("decode_route") = "auto",
-          nb::arg("gpu_memory_budget") = 0, nb::arg("rank") = 0, nb::arg("world_size") = 1)
+          nb::arg("source"), nb::arg("transforms"), nb::arg("options"))
+      .def_prop_ro("options", &Loader::options, "The options it runs with, the automatic ones resolved")
       .def_prop_ro("num_samples", &Loader::num_samples)
       .def_prop_ro("num_batches", &Loader::num_batches)
       .def_prop_ro("output_size", &Loader::output_size)
@@ -173,22 +176,8 @@ void RegisterLoader(nb::module_& m) {
            })
       .def("state", [](const Loader& l) { return StateToDict(l.State()); })
       .def("load_state",
-           [](Loader& l, int64_t epoch, int64_t batches, int64_t epoch_batches, int64_t num_samples,
-              uint64_t dataset_digest, bool shuffle, uint64_t seed, int batch_size, int world_size,
-              const std::string& last_batch, nb::bytes resumed_from) {
-             LoaderState st;
-             st.epoch = epoch;
-             st.batches = batches;
-             st.epoch_batches = epoch_batches;
-             st.num_samples = num_samples;
-             st.dataset_digest = dataset_digest;
-             st.shuffle = shuffle;
-             st.seed = seed;
-             st.batch_size = batch_size;
-             st.world_size = world_size;
-             st.last_batch = Unwrap(ParseLastBatch(last_batch));
-             const auto* flags = static_cast<const uint8_t*>(resumed_from.data());
-             st.resumed_from.assign(flags, flags + resumed_from.size());
+           [](Loader& l, const nb::dict& state) {
+             const LoaderState st = DictToState(state);
              Status loaded;
              {
                nb::gil_scoped_release release;  // may wait for work in flight (user functions)

@@ -6,6 +6,7 @@ NB_MODULE(_core, m) {
   RegisterErrors(m);
   RegisterTensor(m);
   RegisterTransforms(m);
+  RegisterLoaderOptions(m);
   RegisterLoader(m);
   RegisterCodec(m);
   RegisterSample(m);

@@ -28,10 +28,7 @@ Executor::Executor(const Source& source, const Plan& plan, const LoaderOptions& 
   if (plan.fixed_size())
     sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
                     static_cast<int64_t>(DTypeSize(options.dtype));
-  const int threads = options.num_threads > 0 ? options.num_threads : ThreadPool::CpuShare();
-  const int io = options.io_threads > 0 ? options.io_threads : 2;
-  options_.num_threads = threads;
-  options_.io_threads = io;
+  const int threads = *options.num_threads, io = *options.io_threads;
   for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
   io_pool_ = std::make_unique<ThreadPool>(io, "sluice-io");
   compute_pool_ = std::make_unique<ThreadPool>(threads, "sluice-cpu");
@@ -60,7 +57,7 @@ void Executor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t
 }
 
 void Executor::TopUp() {
-  while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < schedule_->num_batches())
+  while (static_cast<int>(in_flight_.size()) < *options_.prefetch && next_schedule_ < schedule_->num_batches())
     Schedule(next_schedule_++);
 }
 
@@ -197,8 +194,8 @@ Result<std::optional<Batch>> Executor::Next() {
 LoaderStats Executor::Stats() const {
   LoaderStats s;
   counters_.Fill(&s);
-  s.num_threads = options_.num_threads;
-  s.io_threads = options_.io_threads;
+  s.num_threads = *options_.num_threads;
+  s.io_threads = *options_.io_threads;
   const HostPool::Usage u = pool_->usage();
   s.host_memory_in_use = u.in_use_bytes;
   s.host_memory_peak = u.peak_bytes;

@@ -39,7 +39,6 @@ namespace sluice {
 namespace {
 
 constexpr size_t kAlign = 256;
-constexpr int kFeederCores = 8;  // cores auto mode leaves to feeding the engines (at most half)
 constexpr int kDecodeNice = 5;   // and the CPU-side decoders' nice level there
 size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
@@ -85,7 +84,7 @@ class GpuExecutor : public BatchExecutor {
     ImageInfo info;
     SampleGeometry geo;
     Status status;
-    Route route = Route::kCpu;
+    DecodeRoute route = DecodeRoute::kCpu;
     Rect roi;                    // hardware / hybrid: the region decoded (full resolution)
     uint8_t* region = nullptr;   // device pixels the kernel reads
     size_t region_bytes = 0;
@@ -214,14 +213,6 @@ class GpuExecutor : public BatchExecutor {
 
 Status GpuExecutor::Init() {
   const int dev = options_.device.index;
-  // Under DDP (several ranks), "auto" pins the engines. Measured on two H200s (21,453 and 8,192
-  // VOC-like files, batch 32 per GPU): "auto" hung both ranks for good in two of three runs,
-  // with an engine thread inside nvJPEG's cuMemFree, which waits for the whole device, while an
-  // NCCL kernel held it (the third ran at half the speed of one GPU); "hardware", "hybrid" and
-  // "cpu" ran through. Until that is understood, a job of
-  // several ranks does not take the risk.
-  if (options_.decode_route == DecodeRoute::kAuto && options_.world_size > 1)
-    options_.decode_route = DecodeRoute::kHardware;
   const DecodeRoute route = options_.decode_route;
   SLUICE_RETURN_IF_ERROR(CheckCudaDevice(dev));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(dev));
@@ -229,19 +220,7 @@ Status GpuExecutor::Init() {
   if (plan_.fixed_size())
     sample_bytes_ = static_cast<int64_t>(plan_.out_height()) * plan_.out_width() * 3 *
                     static_cast<int64_t>(DTypeSize(options_.dtype));
-  const int io = options_.io_threads > 0 ? options_.io_threads : 4;
-  // With the engines in use (auto), the CPU-side decoders leave cores to what feeds the engines
-  // (reading, header parsing, nvJPEG's host work, the tap tables): a decode thread per core
-  // slows the engines more than it adds. Measured on (a) with 16 vCPUs (bench/gpu_probe.py, one
-  // engine thread): 6 decode threads 15,800 images/s, 8 17,800, 10 17,500, 12 17,000; with two
-  // engine threads, 8 gave 18,100 and the engines alone 17,300.
-  const int cpus = ThreadPool::CpuShare();  // this rank's share under torchrun
-  const bool engines_fed = route == DecodeRoute::kAuto && cpus > 8;
-  const int threads = options_.num_threads > 0 ? options_.num_threads
-                      : engines_fed ? std::max(cpus / 2, cpus - kFeederCores)
-                                    : cpus;
-  options_.num_threads = threads;
-  options_.io_threads = io;
+  const int io = *options_.io_threads, threads = *options_.num_threads;
 
   SLUICE_ASSIGN_OR_RETURN(pool_, DevicePool::Create(dev, options_.gpu_memory_budget));
   pinned_ = HostPool::Create(PinnedAllocator());
@@ -272,7 +251,7 @@ Status GpuExecutor::Init() {
   }
   scheduler_ = std::make_unique<RouteScheduler>(threads, !hw_.empty(), hybrid_ != nullptr);
 
-  for (int i = 0; i < options_.prefetch + 1; ++i) {
+  for (int i = 0; i < *options_.prefetch + 1; ++i) {
     streams_.push_back(std::make_unique<CudaStream>());
     SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
   }
@@ -333,7 +312,7 @@ void GpuExecutor::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int6
 }
 
 void GpuExecutor::TopUp() {
-  while (static_cast<int>(in_flight_.size()) < options_.prefetch && next_schedule_ < schedule_->num_batches()) {
+  while (static_cast<int>(in_flight_.size()) < *options_.prefetch && next_schedule_ < schedule_->num_batches()) {
     // Admit a batch only while the budget has room for it (unless nothing is in flight): the
     // pool's usage, plus an estimate (with a quarter of headroom, as batches vary) for this
     // batch and for each admitted batch that has not allocated yet.
@@ -408,20 +387,20 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
     const bool simple = s.geo.num_segments == 1 && s.info.orientation == 1 && s.intact;
     const bool hw = !hw_.empty() && simple && HardwareDecodable(s.info);
     const bool hy = hybrid_ != nullptr && simple && HybridDecodable(s.info);
-    s.route = hy ? Route::kHybrid : Route::kCpu;
+    s.route = hy ? DecodeRoute::kHybrid : DecodeRoute::kCpu;
     if (hw) hw_eligible.push_back(i);
-    if (options_.decode_route == DecodeRoute::kHardware && hw) s.route = Route::kHardware;
-    if (options_.decode_route == DecodeRoute::kCpu) s.route = Route::kCpu;
+    if (options_.decode_route == DecodeRoute::kHardware && hw) s.route = DecodeRoute::kHardware;
+    if (options_.decode_route == DecodeRoute::kCpu) s.route = DecodeRoute::kCpu;
   }
   if (options_.decode_route == DecodeRoute::kAuto) {
     const RouteScheduler::Split split =
         scheduler_->Plan(static_cast<int>(ok.size()), static_cast<int>(hw_eligible.size()));
-    for (int k = 0; k < split.hardware; ++k) b.samples[static_cast<size_t>(hw_eligible[static_cast<size_t>(k)])].route = Route::kHardware;
-    const Route other = split.cpu_side == Route::kHybrid ? Route::kCpu : Route::kHybrid;
+    for (int k = 0; k < split.hardware; ++k) b.samples[static_cast<size_t>(hw_eligible[static_cast<size_t>(k)])].route = DecodeRoute::kHardware;
+    const DecodeRoute other = split.cpu_side == DecodeRoute::kHybrid ? DecodeRoute::kCpu : DecodeRoute::kHybrid;
     int explore = split.explore;
     for (int i : ok) {
       Sample& s = b.samples[static_cast<size_t>(i)];
-      if (s.route != Route::kHybrid) continue;  // hybrid-decodable, not on the engines
+      if (s.route != DecodeRoute::kHybrid) continue;  // hybrid-decodable, not on the engines
       s.route = explore-- > 0 ? other : split.cpu_side;
     }
   }
@@ -429,7 +408,7 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
   int64_t taps_words = 0, out_bytes = 0;
   for (int i : ok) {
     Sample& s = b.samples[static_cast<size_t>(i)];
-    if (s.route != Route::kCpu) {
+    if (s.route != DecodeRoute::kCpu) {
       s.roi = ReadRegion(s.geo.segments[0]);
       ShiftRegion(&s.geo.segments[0], s.roi.x, s.roi.y);
       s.region_bytes = static_cast<size_t>(s.roi.w) * s.roi.h * 3;
@@ -494,7 +473,7 @@ Status GpuExecutor::AssignRoutesAndAllocate(const BatchPtr& bp) {
   SLUICE_ASSIGN_OR_RETURN(b.output, pool_->AllocateShared(static_cast<size_t>(std::max<int64_t>(out_bytes, 1)), b.stream));
   for (int i : ok) {
     Sample& s = b.samples[static_cast<size_t>(i)];
-    if (s.route != Route::kCpu) s.region = b.arena + reinterpret_cast<uintptr_t>(s.region);
+    if (s.route != DecodeRoute::kCpu) s.region = b.arena + reinterpret_cast<uintptr_t>(s.region);
   }
   SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&b.alloc_ready, cudaEventDisableTiming));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&b.hw_done, cudaEventDisableTiming));
@@ -512,7 +491,7 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
   for (int i = 0; i < static_cast<int>(b->samples.size()); ++i) {
     const Sample& s = b->samples[static_cast<size_t>(i)];
     if (!s.status.ok()) continue;
-    (s.route == Route::kHardware ? hw : cpu_side).push_back(i);
+    (s.route == DecodeRoute::kHardware ? hw : cpu_side).push_back(i);
   }
   b->timing->planned_ns = NowNs();
   b->timing->Mark(BatchTrace::kPlanned);
@@ -568,11 +547,11 @@ void GpuExecutor::DecodeHardware(const BatchPtr& b, std::vector<int> members, in
     const cudaError_t e = cudaEventRecord(b->hw_done, stream);
     if (e != cudaSuccess) b->status = CudaStatus(e, "cudaEventRecord");
     b->used_hw = true;
-    route_samples_[static_cast<int>(Route::kHardware)].fetch_add(decoded, std::memory_order_relaxed);
+    route_samples_[RouteIndex(DecodeRoute::kHardware)].fetch_add(decoded, std::memory_order_relaxed);
   }
   for (int i : fallback) {
     Sample& s = b->samples[static_cast<size_t>(i)];
-    s.route = Route::kCpu;
+    s.route = DecodeRoute::kCpu;
     ShiftRegion(&s.geo.segments[0], -s.roi.x, -s.roi.y);  // back to full-image coordinates
   }
   b->pending.fetch_add(static_cast<int>(fallback.size()));
@@ -615,20 +594,20 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
     WorkerScratch* w = scratch_[static_cast<size_t>(worker)].get();
     const int64_t t0 = NowNs();
     Status st;
-    if (s.route == Route::kHybrid) {
+    if (s.route == DecodeRoute::kHybrid) {
       ScopedTimer timer(&counters_.decode_ns);
       st = hybrid_->Decode(worker, NvjpegJob{s.bytes.data, s.bytes.size, s.roi, s.region,
                                              static_cast<size_t>(s.roi.w) * 3},
                            b->stream);
       if (!st.ok()) {  // unsupported or damaged: libjpeg-turbo decides, and names the reason
-        s.route = Route::kCpu;
+        s.route = DecodeRoute::kCpu;
         ShiftRegion(&s.geo.segments[0], -s.roi.x, -s.roi.y);
       }
     }
-    if (s.route == Route::kCpu) st = DecodeCpu(*b, s, w);
+    if (s.route == DecodeRoute::kCpu) st = DecodeCpu(*b, s, w);
     if (st.ok()) st = PackSample(*b, s, &w->resize);
     if (!st.ok()) s.status = st.WithPrefix(PathOf(s));
-    route_samples_[static_cast<int>(s.route)].fetch_add(1, std::memory_order_relaxed);
+    route_samples_[RouteIndex(s.route)].fetch_add(1, std::memory_order_relaxed);
     const int64_t t1 = NowNs();
     scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(t1 - t0) * 1e-9);
     for (int64_t f = b->timing->cpu_finished_ns.load();
@@ -934,8 +913,8 @@ Result<std::optional<Batch>> GpuExecutor::Next() {
 LoaderStats GpuExecutor::Stats() const {
   LoaderStats s;
   counters_.Fill(&s);
-  s.num_threads = options_.num_threads;
-  s.io_threads = options_.io_threads;
+  s.num_threads = *options_.num_threads;
+  s.io_threads = *options_.io_threads;
   const HostPool::Usage host = host_->usage();
   s.host_memory_in_use = host.in_use_bytes;
   s.host_memory_peak = host.peak_bytes;

@@ -8,6 +8,7 @@
 #include "pipeline/executor.h"
 #include "pipeline/gpu_executor.h"
 #include "pipeline/plan.h"
+#include "pipeline/resolve_options.h"
 
 namespace sluice {
 
@@ -108,26 +109,6 @@ Status Loader::Impl::LoadState(const LoaderState& st) {
   return Status::OK();
 }
 
-namespace {
-Status CheckOptions(const LoaderOptions& o, const Plan& plan) {
-  if (o.batch_size < 1) return InvalidArgument("batch_size must be at least 1, got ", o.batch_size);
-  if (o.num_threads < 0) return InvalidArgument("num_threads must be >= 0 (0 = automatic), got ", o.num_threads);
-  if (o.io_threads < 0) return InvalidArgument("io_threads must be >= 0 (0 = automatic), got ", o.io_threads);
-  if (o.prefetch < 1) return InvalidArgument("prefetch must be at least 1, got ", o.prefetch);
-  if (o.dtype == DType::kInt64) return InvalidArgument("dtype must be uint8, float16 or float32, not int64");
-  if (o.dtype == DType::kUInt8 && plan.normalize())
-    return InvalidArgument("Normalize needs a float output: pass dtype='float32' or 'float16'");
-  if (o.dtype == DType::kUInt8 && plan.has_noise())
-    return InvalidArgument("GaussianNoise needs a float output: pass dtype='float32' or 'float16'");
-  if (o.gpu_memory_budget <= 0)
-    return InvalidArgument("gpu_memory_budget must be > 0 bytes, got ", o.gpu_memory_budget);
-  if (o.device.type == DeviceType::kCUDA) return CheckCudaDevice(o.device.index);
-  if (o.decode_route != DecodeRoute::kAuto)
-    return InvalidArgument("decode_route='", DecodeRouteName(o.decode_route),
-                           "' needs device='cuda' (the CPU path decodes with libjpeg-turbo)");
-  return Status::OK();
-}
-}  // namespace
 
 Result<std::unique_ptr<Loader>> Loader::Create(Source source,
                                                std::vector<transforms::Transform> transforms,
@@ -137,7 +118,7 @@ Result<std::unique_ptr<Loader>> Loader::Create(Source source,
     return InvalidArgument("datasets of 2^32 samples or more are not supported");
   SLUICE_ASSIGN_OR_RETURN(Plan plan, Plan::Create(std::move(transforms)));
   SLUICE_RETURN_IF_ERROR(CheckOptions(options, plan));
-  auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), options);
+  auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), ResolveOptions(options));
   SLUICE_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<Loader>(new Loader(std::move(impl)));
 }

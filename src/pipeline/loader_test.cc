@@ -221,16 +221,18 @@ TEST_F(LoaderTest, SamePixelsWhateverThreadsBatchSizeAndPrefetch) {
   }
   ASSERT_EQ(base.size(), 7u);
   struct Config {
-    int batch_size, threads, io_threads, prefetch;
+    int batch_size, threads;
+    std::optional<int> io_threads;  // unset: automatic
+    int prefetch;
   };
-  for (Config c : {Config{3, 2, 0, 2}, Config{5, 2, 1, 1}, Config{5, 1, 3, 4}, Config{7, 2, 2, 2},
+  for (Config c : {Config{3, 2, std::nullopt, 2}, Config{5, 2, 1, 1}, Config{5, 1, 3, 4}, Config{7, 2, 2, 2},
                    Config{1, 2, 1, 3}}) {
     LoaderOptions o = Options(c.batch_size, c.threads);
     o.io_threads = c.io_threads;
     o.prefetch = c.prefetch;
     auto loader = Make(src, Transforms(), o);
     EXPECT_EQ(BySample(Epoch(*loader, 2)), base)
-        << "batch " << c.batch_size << ", threads " << c.threads << ", io " << c.io_threads
+        << "batch " << c.batch_size << ", threads " << c.threads << ", io " << c.io_threads.value_or(0)
         << ", prefetch " << c.prefetch;
   }
   // Without shuffling the order changes but not the pixels of a sample.
@@ -527,7 +529,7 @@ TEST_F(LoaderTest, CreateAndUseErrors) {
   LoaderOptions o = Options(0, 1);
   Status s = status_of(Transforms(), o);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "batch_size must be at least 1, got 0");
+  EXPECT_EQ(s.message(), "batch_size must be >= 1, got 0");
   o = Options(3, 1);
   o.dtype = DType::kUInt8;
   s = status_of(Transforms(), o);

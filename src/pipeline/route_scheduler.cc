@@ -15,18 +15,9 @@ constexpr int kExploreSamples = 4;
 constexpr double kHardwareRate = 12000.0;
 }  // namespace
 
-const char* RouteName(Route r) {
-  switch (r) {
-    case Route::kHardware: return "hardware";
-    case Route::kHybrid: return "hybrid";
-    case Route::kCpu: return "cpu";
-  }
-  return "?";
-}
-
 RouteScheduler::RouteScheduler(int threads, bool has_hardware, bool has_hybrid)
     : has_hw_(has_hardware), has_hybrid_(has_hybrid) {
-  const double cpu_rate = std::max(1, threads) / cost_[static_cast<int>(Route::kCpu)];
+  const double cpu_rate = std::max(1, threads) / cost_[RouteIndex(DecodeRoute::kCpu)];
   share_ = has_hw_ ? cpu_rate / (cpu_rate + kHardwareRate) : 1.0;
 }
 
@@ -34,8 +25,8 @@ RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   std::lock_guard<std::mutex> lock(mu_);
   Split s;
   const bool hybrid_cheaper =
-      has_hybrid_ && cost_[static_cast<int>(Route::kHybrid)] < cost_[static_cast<int>(Route::kCpu)];
-  s.cpu_side = hybrid_cheaper ? Route::kHybrid : Route::kCpu;
+      has_hybrid_ && cost_[RouteIndex(DecodeRoute::kHybrid)] < cost_[RouteIndex(DecodeRoute::kCpu)];
+  s.cpu_side = hybrid_cheaper ? DecodeRoute::kHybrid : DecodeRoute::kCpu;
   if (has_hybrid_ && batches_ % kExploreEvery == kExploreEvery - 1) s.explore = kExploreSamples;
   ++batches_;
   if (!has_hw_ || eligible == 0) return s;
@@ -65,10 +56,10 @@ void RouteScheduler::RecordBatch(double hardware_seconds, double cpu_side_second
   share_ = std::clamp(share_, 0.0, 1.0);
 }
 
-void RouteScheduler::RecordCpuSide(Route route, int samples, double seconds) {
-  if (samples <= 0 || seconds <= 0 || route == Route::kHardware) return;
+void RouteScheduler::RecordCpuSide(DecodeRoute route, int samples, double seconds) {
+  if (samples <= 0 || seconds <= 0 || route == DecodeRoute::kHardware) return;
   std::lock_guard<std::mutex> lock(mu_);
-  double& c = cost_[static_cast<int>(route)];
+  double& c = cost_[RouteIndex(route)];
   c = (1 - kAlpha) * c + kAlpha * (seconds / samples);
 }
 
@@ -77,9 +68,9 @@ double RouteScheduler::cpu_share() const {
   return share_;
 }
 
-double RouteScheduler::cpu_cost(Route route) const {
+double RouteScheduler::cpu_cost(DecodeRoute route) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return cost_[static_cast<int>(route)];
+  return cost_[RouteIndex(route)];
 }
 
 }  // namespace sluice

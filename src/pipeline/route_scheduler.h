@@ -14,11 +14,10 @@
 #include <cstdint>
 #include <mutex>
 
+#include "sluice/types.h"
+
 namespace sluice {
 
-enum class Route : uint8_t { kHardware, kHybrid, kCpu };
-inline constexpr int kNumRoutes = 3;
-const char* RouteName(Route r);  // "hardware", "hybrid", "cpu"
 
 class RouteScheduler {
  public:
@@ -30,7 +29,7 @@ class RouteScheduler {
                                    // multiple of kHardwareGrain in batches of 4 grains or more,
                                    // of half of it in batches of 16 or more (few call sizes:
                                    // NvjpegHardwareDecoder keeps a state for each)
-    Route cpu_side = Route::kCpu;  // where the other samples go (the hybrid-decodable ones)
+    DecodeRoute cpu_side = DecodeRoute::kCpu;  // where the other samples go (the hybrid-decodable ones)
     int explore = 0;               // of those, how many try the other CPU-side route
   };
   // n samples, `eligible` of them for the engines.
@@ -41,10 +40,10 @@ class RouteScheduler {
   // finished (negative: that side had no samples).
   void RecordBatch(double hardware_seconds, double cpu_side_seconds);
   // A CPU-side route spent `seconds` of thread time on `samples`.
-  void RecordCpuSide(Route route, int samples, double seconds);
+  void RecordCpuSide(DecodeRoute route, int samples, double seconds);
 
   double cpu_share() const;                // of eligible samples, the share sent to the CPU side
-  double cpu_cost(Route route) const;      // thread-seconds per image
+  double cpu_cost(DecodeRoute route) const;      // thread-seconds per image
 
  private:
   mutable std::mutex mu_;

@@ -55,15 +55,15 @@ TEST(RouteScheduler, EngineShareComesInGrainsForFewCallSizes) {
 TEST(RouteScheduler, PicksTheCheaperCpuSideRouteAndExplores) {
   RouteScheduler s(8, false, true);
   for (int i = 0; i < 50; ++i) {
-    s.RecordCpuSide(Route::kCpu, 10, 0.05);
-    s.RecordCpuSide(Route::kHybrid, 10, 0.02);
+    s.RecordCpuSide(DecodeRoute::kCpu, 10, 0.05);
+    s.RecordCpuSide(DecodeRoute::kHybrid, 10, 0.02);
   }
-  EXPECT_NEAR(s.cpu_cost(Route::kHybrid), 0.002, 1e-4);
+  EXPECT_NEAR(s.cpu_cost(DecodeRoute::kHybrid), 0.002, 1e-4);
   int explored = 0;
   for (int b = 0; b < 16; ++b) {
     const RouteScheduler::Split split = s.Plan(64, 64);
     EXPECT_EQ(split.hardware, 0);  // no engines
-    EXPECT_EQ(split.cpu_side, Route::kHybrid);
+    EXPECT_EQ(split.cpu_side, DecodeRoute::kHybrid);
     explored += split.explore > 0;
   }
   EXPECT_EQ(explored, 2);  // every 8th batch
@@ -71,16 +71,17 @@ TEST(RouteScheduler, PicksTheCheaperCpuSideRouteAndExplores) {
 
 TEST(RouteScheduler, WithoutHybridEverythingCpuSideIsCpu) {
   RouteScheduler s(8, true, false);
-  for (int i = 0; i < 20; ++i) s.RecordCpuSide(Route::kHybrid, 10, 1e-6);
+  for (int i = 0; i < 20; ++i) s.RecordCpuSide(DecodeRoute::kHybrid, 10, 1e-6);
   const RouteScheduler::Split split = s.Plan(64, 64);
-  EXPECT_EQ(split.cpu_side, Route::kCpu);
+  EXPECT_EQ(split.cpu_side, DecodeRoute::kCpu);
   EXPECT_EQ(split.explore, 0);
 }
 
 TEST(RouteScheduler, RouteNames) {
-  EXPECT_STREQ(RouteName(Route::kHardware), "hardware");
-  EXPECT_STREQ(RouteName(Route::kHybrid), "hybrid");
-  EXPECT_STREQ(RouteName(Route::kCpu), "cpu");
+  for (int i = 0; i < kNumRoutes; ++i) EXPECT_EQ(RouteIndex(kRoutes[i]), i);
+  EXPECT_STREQ(DecodeRouteName(kRoutes[0]), "hardware");
+  EXPECT_STREQ(DecodeRouteName(kRoutes[1]), "hybrid");
+  EXPECT_STREQ(DecodeRouteName(kRoutes[2]), "cpu");
 }
 
 }  // namespace

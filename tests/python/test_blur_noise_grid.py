@@ -250,8 +250,9 @@ def test_noise_needs_a_float_output(small_folder):
     # ... and the C++ loader names GaussianNoise for specs without ToTensor's place marker.
     specs = [T.Resize((32, 32))._spec(), T.GaussianNoise()._spec()]
     with pytest.raises(ValueError, match="GaussianNoise needs a float output"):
-        core.Loader.create(small_folder, specs, 2, False, 0, "partial", "uint8", "NCHW", "raise", "cpu",
-                           1, 1, 2, False)
+        options = core.LoaderOptions()
+        options.batch_size, options.dtype = 2, "uint8"
+        core.Loader.create(small_folder, specs, options)
 
 
 def test_process_sample_refuses_noise_into_uint8():

@@ -258,8 +258,9 @@ def test_core_validates_transforms_too(small_folder):
     spec.p = 3.0
     crop = T.CenterCrop(8)._spec()
     with pytest.raises(ValueError, match="transform 1: RandomHorizontalFlip: p must be in"):
-        sluice._core.Loader.create(small_folder, [crop, spec], 4, False, 0, "partial", "float32",
-                                   "NCHW", "raise", "cpu", 0, 0, 2, True)
+        options = sluice._core.LoaderOptions()
+        options.batch_size = 4
+        sluice._core.Loader.create(small_folder, [crop, spec], options)
 
 
 def test_decode_error_names_reason_for_direct_decode():

@@ -229,3 +229,23 @@ def test_torch_training_step_consumes_batches(small_folder):
         loss.backward()
         opt.step()
     assert torch.isfinite(loss)
+
+
+def test_options_are_the_cpp_struct(small_folder):
+    # The Loader's defaults are the C++ LoaderOptions' defaults; the automatic values are
+    # resolved in C++ and shown in loader.options.
+    import inspect
+    defaults = sluice._core.LoaderOptions()
+    signature = inspect.signature(sluice.Loader).parameters
+    for name in ("batch_size", "shuffle", "seed", "last_batch", "dtype", "layout", "on_error", "dct_scaling",
+                 "decode_route"):
+        assert signature[name].default == getattr(defaults, name), name
+    assert (defaults.num_threads, defaults.io_threads, defaults.prefetch) == (None, None, None)
+    loader = sluice.Loader(small_folder, [T.CenterCrop(8)], batch_size=2, num_threads=1, output="numpy")
+    opts = loader.options
+    assert (opts.num_threads, opts.io_threads, opts.prefetch, opts.device) == (1, 2, 2, "cpu")
+    assert loader.stats()["num_threads"] == 1 and loader.stats()["io_threads"] == 2
+    with pytest.raises(TypeError, match="prefetch must be an int, got str: '2'"):
+        defaults.prefetch = "2"
+    with pytest.raises(ValueError, match="layout must be one of 'NCHW', 'NHWC', got 'CHW'"):
+        defaults.layout = "CHW"

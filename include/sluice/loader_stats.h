@@ -1,0 +1,49 @@
+// LoaderStats: what a loader did since it was made (Loader::stats): volumes, time per stage,
+// memory, decoder routes and the samples it skipped.
+//
+// Thread-safety: a plain value.
+#ifndef SLUICE_LOADER_STATS_H_
+#define SLUICE_LOADER_STATS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sluice/types.h"
+
+namespace sluice {
+
+struct SkippedSample {
+  std::string path;
+  int64_t index = 0;   // dataset index
+  int64_t epoch = 0;
+  std::string reason;
+};
+
+// Counters since creation (or the last ResetStats). Stage times are summed over threads.
+struct LoaderStats {
+  int64_t samples = 0;        // samples delivered in batches
+  int64_t batches = 0;
+  int64_t bytes_read = 0;
+  double read_s = 0;          // reading files (I/O threads)
+  double decode_s = 0;        // header parse, parameter draw, decode, EXIF rotation
+  double transform_s = 0;     // resampling (crop, resize, flip, pad)
+  double collate_s = 0;       // scale, normalize, cast and layout into the batch
+  double wait_s = 0;          // time the consumer spent blocked in Next()
+  double wall_s = 0;          // time since creation or ResetStats
+  int num_threads = 0;
+  int io_threads = 0;
+  int64_t host_memory_in_use = 0;   // bytes, pooled buffers handed out
+  int64_t host_memory_peak = 0;
+  // GPU path:
+  int64_t gpu_memory_in_use = 0;    // bytes of sluice's device pool handed out
+  int64_t gpu_memory_peak = 0;      // peak bytes the pool held from the driver
+  int64_t pinned_memory_peak = 0;   // peak page-locked host bytes (staging and nvJPEG's)
+  int64_t route_samples[kNumRoutes] = {0, 0, 0};  // samples decoded per route, in kRoutes order
+  int64_t skipped_count = 0;
+  std::vector<SkippedSample> skipped;  // the first 1000
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_LOADER_STATS_H_

@@ -1,0 +1,71 @@
+"""The Loader's arguments as the C++ ``LoaderOptions``: Python converts only what Python alone
+knows (torch dtypes, torch.distributed's rank, a source given as Python objects); C++ checks every
+value and resolves the automatic ones when the loader is made."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Sequence
+
+from . import _core
+
+# The C++ defaults, which the Loader's signature shows.
+DEFAULTS = _core.LoaderOptions()
+
+
+def dtype_name(dtype: Any) -> str:
+    """A dtype given as a torch or NumPy dtype, or a name, as a name (``torch.float16`` ->
+    ``"float16"``); C++ parses it."""
+    return str(dtype).replace("torch.", "")
+
+
+def shard(rank: Any, world_size: Any) -> tuple[Any, Any]:
+    """(rank, world_size): the arguments, else torch.distributed's, else RANK/WORLD_SIZE, else
+    (0, 1). C++ checks them (a rank outside [0, world_size) is an error naming both)."""
+    if (rank is None) != (world_size is None):
+        raise ValueError("pass both rank and world_size, or neither (then they come from "
+                         "torch.distributed or the RANK and WORLD_SIZE environment variables)")
+    if rank is not None:
+        return rank, world_size
+    dist = sys.modules.get("torch.distributed")
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    if "RANK" in os.environ or "WORLD_SIZE" in os.environ:
+        try:
+            return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+        except ValueError:
+            raise ValueError(f"RANK={os.environ.get('RANK')!r} and WORLD_SIZE="
+                             f"{os.environ.get('WORLD_SIZE')!r} must be integers") from None
+    return 0, 1
+
+
+def source_arg(source: Any) -> Any:
+    """An ImageFolder root (str or path) as a str, or a sequence of (path, label) pairs as a list
+    of (str, int)."""
+    if isinstance(source, os.PathLike):
+        return os.fspath(source)
+    if isinstance(source, str):
+        return source
+    if not isinstance(source, Sequence) or isinstance(source, (bytes, bytearray)):
+        raise TypeError("source must be a directory path or a sequence of (path, label) pairs, "
+                        f"got {type(source).__name__}")
+    pairs = []
+    for i, item in enumerate(source):
+        if not (isinstance(item, Sequence) and len(item) == 2):
+            raise TypeError(f"source[{i}] must be a (path, label) pair, got {item!r}")
+        path, label = item
+        if isinstance(label, bool) or not isinstance(label, int):
+            raise TypeError(f"source[{i}]: label must be an int, got {label!r}")
+        pairs.append((os.fspath(path), int(label)))
+    return pairs
+
+
+def make_options(**values: Any) -> Any:
+    """A ``_core.LoaderOptions`` with the given values (None: the C++ default, automatic for the
+    thread counts, prefetch and the GPU memory budget). Raises TypeError or ValueError naming the
+    option for a value of the wrong type or an unknown name."""
+    options = _core.LoaderOptions()
+    for name, value in values.items():
+        if value is not None:
+            setattr(options, name, value)
+    return options

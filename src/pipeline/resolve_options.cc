@@ -1,0 +1,65 @@
+#include "pipeline/resolve_options.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/thread_pool.h"
+#include "gpu/device.h"
+
+namespace sluice {
+
+namespace {
+
+// With the JPEG engines in use (decode_route auto), the CPU-side decoders leave cores to what
+// feeds the engines (reading, header parsing, nvJPEG's host work, the tap tables): a decode
+// thread per core slows the engines more than it adds. Measured on (a) with 16 vCPUs
+// (bench/gpu_probe.py, one engine thread): 6 decode threads 15,800 images/s, 8 17,800, 10 17,500,
+// 12 17,000; with two engine threads, 8 gave 18,100 and the engines alone 17,300.
+constexpr int kFeederCores = 8;  // at most half of them
+
+Status CheckAtLeastOne(const char* name, const std::optional<int>& value) {
+  if (value && *value < 1) return InvalidArgument(name, " must be >= 1, got ", *value);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status CheckOptions(const LoaderOptions& o, const Plan& plan) {
+  if (o.batch_size < 1) return InvalidArgument("batch_size must be >= 1, got ", o.batch_size);
+  SLUICE_RETURN_IF_ERROR(CheckAtLeastOne("num_threads", o.num_threads));
+  SLUICE_RETURN_IF_ERROR(CheckAtLeastOne("io_threads", o.io_threads));
+  SLUICE_RETURN_IF_ERROR(CheckAtLeastOne("prefetch", o.prefetch));
+  if (o.world_size < 1) return InvalidArgument("world_size must be >= 1, got ", o.world_size);
+  if (o.rank < 0) return InvalidArgument("rank must be >= 0, got ", o.rank);
+  if (o.rank >= o.world_size)
+    return InvalidArgument("rank must be in [0, world_size) = [0, ", o.world_size, "), got ", o.rank);
+  if (o.dtype == DType::kInt64) return InvalidArgument("dtype must be uint8, float16 or float32, not int64");
+  if (o.dtype == DType::kUInt8 && plan.normalize())
+    return InvalidArgument("Normalize needs a float output: pass dtype='float32' or 'float16'");
+  if (o.dtype == DType::kUInt8 && plan.has_noise())
+    return InvalidArgument("GaussianNoise needs a float output: pass dtype='float32' or 'float16'");
+  if (o.gpu_memory_budget < 1) return InvalidArgument("gpu_memory_budget must be >= 1, got ", o.gpu_memory_budget);
+  if (o.device.type == DeviceType::kCUDA) return CheckCudaDevice(o.device.index);
+  if (o.decode_route != DecodeRoute::kAuto)
+    return InvalidArgument("decode_route='", DecodeRouteName(o.decode_route),
+                           "' needs device='cuda' (the CPU path decodes with libjpeg-turbo)");
+  return Status::OK();
+}
+
+LoaderOptions ResolveOptions(LoaderOptions o) {
+  const bool gpu = o.device.type == DeviceType::kCUDA;
+  // Under DDP (several ranks), "auto" pins the engines. Measured on two H200s (21,453 and 8,192
+  // VOC-like files, batch 32 per GPU): "auto" hung both ranks for good in two of three runs,
+  // with an engine thread inside nvJPEG's cuMemFree, which waits for the whole device, while an
+  // NCCL kernel held it (the third ran at half the speed of one GPU); "hardware", "hybrid" and
+  // "cpu" ran through. Until that is understood, a job of several ranks does not take the risk.
+  if (gpu && o.decode_route == DecodeRoute::kAuto && o.world_size > 1) o.decode_route = DecodeRoute::kHardware;
+  const int cpus = ThreadPool::CpuShare();  // this rank's share under torchrun
+  const bool engines_fed = gpu && o.decode_route == DecodeRoute::kAuto && cpus > kFeederCores;
+  if (!o.num_threads) o.num_threads = engines_fed ? std::max(cpus / 2, cpus - kFeederCores) : cpus;
+  if (!o.io_threads) o.io_threads = gpu ? 4 : 2;
+  if (!o.prefetch) o.prefetch = gpu ? 3 : 2;
+  return o;
+}
+
+}  // namespace sluice

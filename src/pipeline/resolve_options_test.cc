@@ -1,0 +1,61 @@
+#include "pipeline/resolve_options.h"
+
+#include <gtest/gtest.h>
+
+#include "core/thread_pool.h"
+
+namespace sluice {
+namespace {
+
+LoaderOptions Gpu() {
+  LoaderOptions o;
+  o.device = Device{DeviceType::kCUDA, 0};
+  return o;
+}
+
+TEST(ResolveOptionsTest, AutomaticValuesFollowTheDevice) {
+  const LoaderOptions cpu = ResolveOptions(LoaderOptions{});
+  EXPECT_EQ(cpu.prefetch, 2);
+  EXPECT_EQ(cpu.io_threads, 2);
+  EXPECT_EQ(cpu.num_threads, ThreadPool::CpuShare());
+  const LoaderOptions gpu = ResolveOptions(Gpu());
+  EXPECT_EQ(gpu.prefetch, 3);
+  EXPECT_EQ(gpu.io_threads, 4);
+  // With the engines fed (auto), more than 8 cores leave up to 8 (at most half) to feeding them.
+  const int cpus = ThreadPool::CpuShare();
+  EXPECT_EQ(gpu.num_threads, cpus > 8 ? std::max(cpus / 2, cpus - 8) : cpus);
+  // Values given are kept.
+  LoaderOptions given = Gpu();
+  given.num_threads = 5, given.io_threads = 1, given.prefetch = 7;
+  const LoaderOptions kept = ResolveOptions(given);
+  EXPECT_EQ(kept.num_threads, 5);
+  EXPECT_EQ(kept.io_threads, 1);
+  EXPECT_EQ(kept.prefetch, 7);
+}
+
+TEST(ResolveOptionsTest, AutoUnderDdpPinsTheEngines) {
+  LoaderOptions o = Gpu();
+  o.world_size = 2, o.rank = 1;
+  EXPECT_EQ(ResolveOptions(o).decode_route, DecodeRoute::kHardware);
+  o.decode_route = DecodeRoute::kHybrid;
+  EXPECT_EQ(ResolveOptions(o).decode_route, DecodeRoute::kHybrid);
+  EXPECT_EQ(ResolveOptions(Gpu()).decode_route, DecodeRoute::kAuto);  // one rank: auto stays
+}
+
+TEST(ResolveOptionsTest, CheckNamesTheOption) {
+  Result<Plan> plan = Plan::Create({});
+  ASSERT_TRUE(plan.ok());
+  LoaderOptions o;
+  o.io_threads = 0;
+  EXPECT_EQ(CheckOptions(o, *plan).message(), "io_threads must be >= 1, got 0");
+  o = LoaderOptions{};
+  o.rank = 3, o.world_size = 2;
+  EXPECT_EQ(CheckOptions(o, *plan).message(), "rank must be in [0, world_size) = [0, 2), got 3");
+  o = LoaderOptions{};
+  o.gpu_memory_budget = 0;
+  EXPECT_EQ(CheckOptions(o, *plan).message(), "gpu_memory_budget must be >= 1, got 0");
+  EXPECT_TRUE(CheckOptions(LoaderOptions{}, *plan).ok());
+}
+
+}  // namespace
+}  // namespace sluice
