@@ -6,9 +6,11 @@ set(SLUICE_SOURCES
   src/core/thread_pool.cc
   src/core/host_pool.cc
   src/core/file_util.cc
-  src/io/source.cc
+  src/io/image_folder.cc
+  src/io/file_source.cc
   src/io/sampler.cc
   src/io/epoch_schedule.cc
+  src/io/reader.cc
   src/codec/image_info.cc
   src/codec/exif.cc
   src/codec/jpeg_cpu.cc
@@ -43,9 +45,10 @@ set(SLUICE_SOURCES
   src/pipeline/plan.cc
   src/pipeline/sample_processor.cc
   src/pipeline/skip_log.cc
-  src/pipeline/route_scheduler.cc
   src/pipeline/batch_trace.cc
-  src/pipeline/executor.cc
+  src/pipeline/batch_ring.cc
+  src/pipeline/gpu/route_scheduler.cc
+  src/pipeline/cpu/cpu_executor.cc
   src/pipeline/resolve_options.cc
   src/pipeline/loader.cc
 )
@@ -62,9 +65,14 @@ set(SLUICE_CUDA_SOURCES
   src/kernels/color/color_gpu.cu
   src/kernels/warp/warp_gpu.cu
   src/kernels/filter/filter_gpu.cu
-  src/pipeline/gpu_executor.cc
+  src/pipeline/gpu/route_assignment.cc
+  src/pipeline/gpu/batch_layout.cc
+  src/pipeline/gpu/decoders.cc
+  src/pipeline/gpu/launch.cc
+  src/pipeline/gpu/batch_sync.cc
+  src/pipeline/gpu/gpu_executor.cc
 )
 set(SLUICE_NO_CUDA_SOURCES
   src/gpu/device_none.cc
-  src/pipeline/gpu_executor_none.cc
+  src/pipeline/gpu/gpu_executor_none.cc
 )

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("%lld images in %zu classes, %lld batches per epoch\n",
-              static_cast<long long>((*loader)->num_samples()), source->classes().size(),
+              static_cast<long long>((*loader)->num_samples()), (*source)->classes().size(),
               static_cast<long long>((*loader)->num_batches()));
 
   for (int epoch = 0; epoch < 2; ++epoch) {

@@ -1,7 +1,7 @@
 // Loader: reads a Source, decodes and transforms every sample of an epoch, and hands out batches
 // (images and labels as Tensors, exportable through DLPack).
 //
-//   auto source = sluice::Source::ImageFolder("data/train");
+//   auto source = sluice::Source::ImageFolder("data/train");   // or your own Source
 //   sluice::LoaderOptions opt;
 //   opt.batch_size = 256;
 //   opt.shuffle = true;
@@ -18,9 +18,10 @@
 //     }
 //   }
 //
-// Work runs on the loader's own threads: I/O threads read files ahead, compute threads decode
+// Work runs on the loader's own threads: I/O threads read samples ahead, compute threads decode
 // and transform one sample each, writing straight into the batch. At most `prefetch` batches
-// are prepared ahead of the consumer.
+// are prepared ahead of the consumer. The source is shared: it lives as long as the loader or
+// the caller needs it.
 //
 // Thread-safety: one thread drives a Loader (StartEpoch, Next, State, LoadState); stats() may be called from any
 // thread. Batches handed out stay valid after the Loader is destroyed.
@@ -48,7 +49,8 @@ class Loader {
  public:
   // Validates everything before any work starts: options, transforms, the device. Errors name
   // the argument.
-  static Result<std::unique_ptr<Loader>> Create(Source source,
+  // REQUIRES: source != nullptr.
+  static Result<std::unique_ptr<Loader>> Create(std::shared_ptr<const Source> source,
                                                 std::vector<transforms::Transform> transforms,
                                                 LoaderOptions options);
   ~Loader();

@@ -1,14 +1,27 @@
-// Source: the list of samples a loader reads, as (path, label) pairs.
+// Source: the samples a loader reads, by index: each one's encoded bytes, its label, and the name
+// that errors and skip reports give it. Sharding, shuffling, resume and on_error come from the
+// loader, not from the source; a source only answers for one index at a time.
 //
-// ImageFolder() assigns classes and labels exactly as torchvision.datasets.ImageFolder does:
-// class folders sorted by name, files found by a sorted walk that follows symbolic links, kept
-// when their extension is one of torchvision's image extensions (case-insensitive).
+// ImageFolder() lists the samples exactly as torchvision.datasets.ImageFolder does: class
+// folders sorted by name, files found by a sorted walk that follows symbolic links, kept when
+// their extension is one of torchvision's image extensions (case-insensitive); labels are the
+// class folders' positions. FromList() takes (path, label) pairs. Both read whole files.
 //
-// Thread-safety: a Source is an immutable value after construction.
+//   Result<std::shared_ptr<const Source>> source = Source::ImageFolder("data/train");
+//   if (!source.ok()) return source.status();   // NotFound naming the folder
+//   (*source)->size();                           // samples
+//   (*source)->name(0);                          // "data/train/cat/0001.jpg"
+//
+// Implementing a source (tar shards, video clips): size(), label(), name(), Read() and Digest().
+//
+// Thread-safety: a Source is immutable; Read() and every accessor may run on many threads at once.
 #ifndef SLUICE_SOURCE_H_
 #define SLUICE_SOURCE_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,25 +34,39 @@ struct Sample {
   int64_t label = 0;
 };
 
+// The encoded bytes of one sample: `data` stays valid while `owner` (or a copy of it) lives.
+struct SampleBytes {
+  std::shared_ptr<uint8_t> owner;
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// Memory for a sample's bytes: a buffer of at least `bytes` bytes, or nullptr when none can be had.
+using ByteAllocator = std::function<std::shared_ptr<uint8_t>(size_t bytes)>;
+
 class Source {
  public:
+  virtual ~Source() = default;
+
   // Errors: NotFound (no such directory, no class folder, or a class folder with no image),
   // InvalidArgument (not a directory).
-  static Result<Source> ImageFolder(const std::string& root);
+  static Result<std::shared_ptr<const Source>> ImageFolder(const std::string& root);
   // Errors: InvalidArgument for an empty list or an empty path.
-  static Result<Source> FromList(std::vector<Sample> samples);
+  static Result<std::shared_ptr<const Source>> FromList(std::vector<Sample> samples);
 
-  const std::vector<Sample>& samples() const { return samples_; }
-  const std::vector<std::string>& classes() const { return classes_; }  // ImageFolder only
-  int64_t size() const { return static_cast<int64_t>(samples_.size()); }
-  // A 64-bit digest of the samples in order: each label and the last two components of its
-  // path (class folder and file name), so it survives moving the dataset's root. A resume
-  // checks it (LoaderState::dataset_digest).
-  uint64_t Digest() const;
+  virtual int64_t size() const = 0;
+  // REQUIRES (all three): 0 <= index < size().
+  virtual int64_t label(int64_t index) const = 0;
+  // What names sample `index` in errors and skip reports (a file's path).
+  virtual std::string name(int64_t index) const = 0;
+  // Its bytes, in memory from `memory`. Errors (NotFound, IOError, ResourceExhausted) name it.
+  virtual Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory) const = 0;
 
- private:
-  std::vector<Sample> samples_;
-  std::vector<std::string> classes_;
+  // A 64-bit digest of the samples in order (their labels and the tail of their names, so that
+  // it survives moving the dataset's root). A resume checks it (LoaderState::dataset_digest).
+  virtual uint64_t Digest() const = 0;
+  // Class names in label order (ImageFolder's folders); empty when the source has none.
+  virtual const std::vector<std::string>& classes() const;
 };
 
 // torchvision's IMG_EXTENSIONS: .jpg .jpeg .png .ppm .bmp .pgm .tif .tiff .webp

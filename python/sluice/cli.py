@@ -21,14 +21,7 @@ def _range(text: str) -> tuple[int, int]:
     raise argparse.ArgumentTypeError(f"expected N or LO-HI, got {text!r}")
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    data = args.data
-    if data is None:
-        print(f"sluice bench: no DATA given; using the built-in sample dataset "
-              f"({args.sample_images} '{args.sample_preset}' images, generated once into "
-              f"{datasets.cache_dir()})", file=sys.stderr)
-        data = datasets.sample_dataset(args.sample_preset, args.sample_images,
-                                       progress=not args.quiet)
+def _bench_loader(args: argparse.Namespace, data: str) -> tuple[Loader, list]:
     transform = [T.RandomResizedCrop(args.size)]
     if not args.no_flip:
         transform.append(T.RandomHorizontalFlip())
@@ -39,6 +32,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     num_threads=args.threads, io_threads=args.io_threads, prefetch=args.prefetch,
                     output="numpy" if args.numpy else "auto",
                     **({"decode_route": args.decode_route} if args.device.startswith("cuda") else {}))
+    return loader, transform
+
+
+def _time_epochs(loader: Loader, args: argparse.Namespace) -> tuple[int, float]:
+    """(images, seconds) of args.epochs timed epochs, after an untimed warm-up one (it fills the
+    page cache and the memory pools)."""
     cuda = args.device.startswith("cuda")
 
     def sync() -> None:  # GPU batches are queued work: count them once they are done
@@ -46,8 +45,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
             import torch  # noqa: PLC0415
 
             torch.cuda.synchronize()
-    n = loader.num_samples
-    # Warm-up: one pass fills the page cache and the memory pools; it is not timed.
     if args.warmup:
         with Progress(len(loader), "warm-up", unit="batch", enabled=not args.quiet) as bar:
             for _ in loader:
@@ -56,37 +53,41 @@ def cmd_bench(args: argparse.Namespace) -> int:
     loader.reset_stats()
     images = 0
     start = time.perf_counter()
-    with Progress(n * args.epochs, "bench", enabled=not args.quiet) as bar:
+    with Progress(loader.num_samples * args.epochs, "bench", enabled=not args.quiet) as bar:
         for _ in range(args.epochs):
             for x, _y in loader:
                 images += x.shape[0]
                 bar.update(x.shape[0])
     sync()
-    wall = time.perf_counter() - start
-    st = loader.stats()
+    return images, time.perf_counter() - start
+
+
+def _bench_result(args: argparse.Namespace, data: str, st: dict, images: int, wall: float) -> dict:
     rate = images / wall
-    per = {k: 1e3 * v / max(images, 1) for k, v in st["stage_seconds"].items()}
     compute = sum(v for k, v in st["stage_seconds"].items() if k != "read")
     result = {
         "data": data, "images": images, "seconds": wall, "images_per_s": rate,
         "device": args.device, "threads": st["num_threads"], "io_threads": st["io_threads"],
         "batch_size": args.batch_size, "size": args.size, "dtype": args.dtype,
-        "layout": args.layout, "stage_ms_per_image": per,
+        "layout": args.layout, "stage_ms_per_image": {k: 1e3 * v / max(images, 1)
+                                                       for k, v in st["stage_seconds"].items()},
         "consumer_wait_fraction": st["wait_seconds"] / wall if wall else 0.0,
         "compute_threads_busy": compute / wall if wall else 0.0,
         "host_memory_peak_mib": st["host_memory_peak"] / 2**20,
         "skipped": st["skipped_count"],
     }
-    if cuda:
+    if args.device.startswith("cuda"):
         result["gpu_memory_peak_mib"] = st["gpu_memory_peak"] / 2**20
         result["route_samples"] = st["route_samples"]
-    if args.json:
-        print(json.dumps(result))
-        return 0
+    return result
+
+
+def _print_bench(args: argparse.Namespace, loader: Loader, transform: list, st: dict, result: dict) -> None:
+    rate, per = result["images_per_s"], result["stage_ms_per_image"]
     tf = " ".join(repr(t).split("(")[0] for t in transform)
     print()
-    print(f"sluice bench  {data}")
-    print(f"  {n:,} images, {len(loader.classes)} classes; {args.epochs} epoch(s) timed after "
+    print(f"sluice bench  {result['data']}")
+    print(f"  {loader.num_samples:,} images, {len(loader.classes)} classes; {args.epochs} epoch(s) timed after "
           f"{'one warm-up epoch' if args.warmup else 'no warm-up'}")
     print(f"  device={args.device} threads={st['num_threads']} io_threads={st['io_threads']} "
           f"batch_size={args.batch_size} size={args.size} dtype={args.dtype} layout={args.layout}")
@@ -95,7 +96,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     rows = [
         ("images/s", f"{rate:,.0f}"),
         ("images/s per thread", f"{rate / st['num_threads']:,.0f}"),
-        ("wall seconds", f"{wall:.2f}"),
+        ("wall seconds", f"{result['seconds']:.2f}"),
         ("read ms/image (I/O threads)", f"{per['read']:.3f}"),
         ("decode ms/image", f"{per['decode']:.3f}"),
         ("transform ms/image", f"{per['transform']:.3f}"),
@@ -105,7 +106,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ("host memory peak", f"{result['host_memory_peak_mib']:.0f} MiB"),
         ("skipped files", f"{st['skipped_count']}"),
     ]
-    if cuda:
+    if "route_samples" in result:
         routes = st["route_samples"]
         rows += [("GPU memory peak (pool)", f"{result['gpu_memory_peak_mib']:.0f} MiB"),
                  ("decoded hw / hybrid / cpu", f"{routes['hardware']}/{routes['hybrid']}/{routes['cpu']}")]
@@ -116,6 +117,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"| {k:<{w}} | {v:>14} |")
     for s in st["skipped"][:10]:
         print(f"  skipped {s['path']}: {s['reason']}")
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    data = args.data
+    if data is None:
+        print(f"sluice bench: no DATA given; using the built-in sample dataset "
+              f"({args.sample_images} '{args.sample_preset}' images, generated once into "
+              f"{datasets.cache_dir()})", file=sys.stderr)
+        data = datasets.sample_dataset(args.sample_preset, args.sample_images,
+                                       progress=not args.quiet)
+    loader, transform = _bench_loader(args, data)
+    images, wall = _time_epochs(loader, args)
+    st = loader.stats()
+    result = _bench_result(args, data, st, images, wall)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        _print_bench(args, loader, transform, st, result)
     return 0
 
 

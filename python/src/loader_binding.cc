@@ -7,14 +7,14 @@
 
 #include "bindings.h"
 #include "gpu/device.h"
-#include "pipeline/gpu_executor.h"
+#include "pipeline/gpu/gpu_executor.h"
 #include "sluice/loader.h"
 
 namespace sluice::python {
 
 namespace {
 
-Source MakeSource(const nb::handle& source) {
+std::shared_ptr<const Source> MakeSource(const nb::handle& source) {
   if (nb::isinstance<nb::str>(source)) return Unwrap(Source::ImageFolder(nb::cast<std::string>(source)));
   std::vector<Sample> samples;
   for (nb::handle item : nb::iter(source)) {
@@ -108,6 +108,37 @@ LoaderState DictToState(const nb::dict& d) {
   return st;
 }
 
+std::unique_ptr<Loader> Create(nb::handle source, std::vector<transforms::Transform> transforms,
+                               const LoaderOptions& options) {
+  std::shared_ptr<const Source> src = MakeSource(source);
+  Result<std::unique_ptr<Loader>> r = [&] {
+    nb::gil_scoped_release release;  // Create() starts threads; raise after it returns
+    return Loader::Create(std::move(src), std::move(transforms), options);
+  }();
+  return Unwrap(std::move(r));
+}
+
+// The next batch as (images, labels, indices, epoch, index, padding flags), or None at the end
+// of the epoch; images are one tensor, or a list when their sizes vary.
+nb::object NextBatch(Loader& l) {
+  Result<std::optional<Batch>> r = [&] {
+    nb::gil_scoped_release release;
+    return l.Next();
+  }();
+  std::optional<Batch> batch = Unwrap(std::move(r));
+  if (!batch) return nb::none();
+  nb::object images;
+  if (l.output_size()) {
+    images = nb::cast(PyTensor{batch->images});
+  } else {
+    nb::list list;
+    for (const Tensor& t : batch->image_list.tensors()) list.append(PyTensor{t});
+    images = list;
+  }
+  return nb::make_tuple(images, PyTensor{batch->labels}, nb::cast(batch->indices), batch->epoch, batch->index,
+                        nb::bytes(reinterpret_cast<const char*>(batch->padding.data()), batch->padding.size()));
+}
+
 }  // namespace
 
 void RegisterLoader(nb::module_& m) {
@@ -117,17 +148,7 @@ void RegisterLoader(nb::module_& m) {
   m.def("_debug_skip_consumer_wait", &SetSkipConsumerWaitForTesting,
         "Fault injection for tests: batches stop making the consumer's stream wait for them");
   nb::class_<Loader>(m, "Loader")
-      .def_static(
-          "create",
-          [](nb::handle source, std::vector<transforms::Transform> transforms, const LoaderOptions& options) {
-            Source src = MakeSource(source);
-            Result<std::unique_ptr<Loader>> r = [&] {
-              nb::gil_scoped_release release;  // Create() starts threads; raise after it returns
-              return Loader::Create(std::move(src), std::move(transforms), options);
-            }();
-            return Unwrap(std::move(r));
-          },
-          nb::arg("source"), nb::arg("transforms"), nb::arg("options"))
+      .def_static("create", &Create, nb::arg("source"), nb::arg("transforms"), nb::arg("options"))
       .def_prop_ro("options", &Loader::options, "The options it runs with, the automatic ones resolved")
       .def_prop_ro("num_samples", &Loader::num_samples)
       .def_prop_ro("num_batches", &Loader::num_batches)
@@ -136,7 +157,8 @@ void RegisterLoader(nb::module_& m) {
       .def_prop_ro("samples",
                    [](const Loader& l) {
                      nb::list out;
-                     for (const Sample& s : l.source().samples()) out.append(nb::make_tuple(s.path, s.label));
+                     const Source& s = l.source();
+                     for (int64_t i = 0; i < s.size(); ++i) out.append(nb::make_tuple(s.name(i), s.label(i)));
                      return out;
                    })
       .def("start_epoch",
@@ -148,27 +170,7 @@ void RegisterLoader(nb::module_& m) {
              }
              Check(s);
            })
-      .def("next",
-           [](Loader& l) -> nb::object {
-             Result<std::optional<Batch>> r = [&] {
-               nb::gil_scoped_release release;
-               return l.Next();
-             }();
-             std::optional<Batch> batch = Unwrap(std::move(r));
-             if (!batch) return nb::none();
-             nb::object images;
-             if (l.output_size()) {
-               images = nb::cast(PyTensor{batch->images});
-             } else {  // variable-size outputs: a list
-               nb::list list;
-               for (const Tensor& t : batch->image_list.tensors()) list.append(PyTensor{t});
-               images = list;
-             }
-             return nb::make_tuple(images, PyTensor{batch->labels}, nb::cast(batch->indices),
-                                   batch->epoch, batch->index,
-                                   nb::bytes(reinterpret_cast<const char*>(batch->padding.data()),
-                                             batch->padding.size()));
-           })
+      .def("next", &NextBatch)
       .def("close",
            [](Loader& l) {
              nb::gil_scoped_release release;  // user functions in flight need the GIL to finish

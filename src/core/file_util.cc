@@ -22,15 +22,15 @@ struct Fd {
 };
 }  // namespace
 
-Result<FileBytes> ReadFile(const std::string& path, HostPool& pool) {
+Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) return ErrnoStatus(path, "open", errno);
   struct stat st;
   if (::fstat(f.fd, &st) != 0) return ErrnoStatus(path, "stat", errno);
   if (S_ISDIR(st.st_mode)) return IOError(path, ": is a directory, not a file");
   const size_t size = static_cast<size_t>(st.st_size);
-  FileBytes out;
-  out.owner = pool.Allocate(size + 1);
+  SampleBytes out;
+  out.owner = memory(size + 1);
   if (!out.owner) return ResourceExhausted(path, ": cannot allocate ", size, " bytes");
   size_t done = 0;
   while (done < size) {

@@ -8,22 +8,15 @@
 #include <memory>
 #include <string>
 
-#include "core/host_pool.h"
+#include "sluice/source.h"
 #include "sluice/status.h"
 
 namespace sluice {
 
-// Bytes of one file. `data` stays valid while the struct (or a copy of `owner`) lives.
-struct FileBytes {
-  std::shared_ptr<uint8_t> owner;
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-};
-
-// Reads all of `path` (open, fstat, pread loop) into a buffer from `pool`.
+// Reads all of `path` (open, fstat, pread loop) into a buffer from `memory`.
 // Errors: NotFound (no such file), IOError (permission, a directory, read failure), both naming
 // the path. An empty file is returned as size 0; the decoder reports it.
-Result<FileBytes> ReadFile(const std::string& path, HostPool& pool);
+Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory);
 
 }  // namespace sluice
 

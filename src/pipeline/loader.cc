@@ -4,9 +4,9 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/device.h"
-#include "pipeline/executor.h"
-#include "pipeline/gpu_executor.h"
+#include "pipeline/batch_ring.h"
+#include "pipeline/cpu/cpu_executor.h"
+#include "pipeline/gpu/gpu_executor.h"
 #include "pipeline/plan.h"
 #include "pipeline/resolve_options.h"
 
@@ -14,9 +14,9 @@ namespace sluice {
 
 class Loader::Impl {
  public:
-  Impl(Source source, Plan plan, LoaderOptions options)
+  Impl(std::shared_ptr<const Source> source, Plan plan, LoaderOptions options)
       : source_(std::move(source)), plan_(std::move(plan)), options_(options),
-        shard_{source_.size(), options.shuffle, options.seed, options.batch_size, options.last_batch,
+        shard_{source_->size(), options.shuffle, options.seed, options.batch_size, options.last_batch,
                options.rank, options.world_size} {}
 
   Status Start() {
@@ -30,19 +30,27 @@ class Loader::Impl {
                            "and copy its batches to the GPU (the Python Loader does)");
       SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
     } else {
-      executor_ = std::make_unique<Executor>(source_, plan_, options_);
+      executor_ = std::make_unique<CpuExecutor>(source_, plan_, options_);
     }
+    ring_ = std::make_unique<BatchRing>(*source_, options_, executor_.get());
     return Status::OK();
   }
 
+  // The ring first: it cancels the batches in flight and waits for them, while the executor's
+  // threads and memory still exist.
+  void Close() {
+    ring_.reset();
+    executor_.reset();
+  }
+
   uint64_t Digest() {
-    if (!digest_) digest_ = source_.Digest();
+    if (!digest_) digest_ = source_->Digest();
     return *digest_;
   }
 
   Status LoadState(const LoaderState& st);
 
-  Source source_;
+  std::shared_ptr<const Source> source_;
   Plan plan_;
   LoaderOptions options_;
   ShardOptions shard_;
@@ -58,14 +66,15 @@ class Loader::Impl {
   };
   std::optional<Resume> resume_;                   // from LoadState, for the next StartEpoch
   std::optional<uint64_t> digest_;
-  std::unique_ptr<BatchExecutor> executor_;
+  std::unique_ptr<BatchWork> executor_;
+  std::unique_ptr<BatchRing> ring_;  // over executor_
 };
 
 Status Loader::Impl::LoadState(const LoaderState& st) {
   const char* what = "load_state: ";
-  if (st.num_samples != source_.size())
+  if (st.num_samples != source_->size())
     return InvalidArgument(what, "the state is from a dataset of ", st.num_samples,
-                           " samples; this loader's has ", source_.size());
+                           " samples; this loader's has ", source_->size());
   if (st.dataset_digest != Digest())
     return InvalidArgument(what, "the state is from another dataset: the same number of samples (",
                            st.num_samples, "), other files or labels");
@@ -97,7 +106,7 @@ Status Loader::Impl::LoadState(const LoaderState& st) {
     r.first_batch = st.batches;
   } else if (st.batches == st.epoch_batches) {
     // A finished epoch (with "drop", samples were left out on purpose): nothing remains.
-    r.resumed_from.assign(static_cast<size_t>(source_.size()), 1);
+    r.resumed_from.assign(static_cast<size_t>(source_->size()), 1);
   } else {
     // Elastic: the positions not yet delivered, sharded under this loader's settings.
     r.resumed_from = before->ConsumedAfter(st.batches);
@@ -110,11 +119,11 @@ Status Loader::Impl::LoadState(const LoaderState& st) {
 }
 
 
-Result<std::unique_ptr<Loader>> Loader::Create(Source source,
+Result<std::unique_ptr<Loader>> Loader::Create(std::shared_ptr<const Source> source,
                                                std::vector<transforms::Transform> transforms,
                                                LoaderOptions options) {
-  if (source.size() == 0) return InvalidArgument("the dataset is empty");
-  if (source.size() >= (int64_t{1} << 32))
+  if (source == nullptr || source->size() == 0) return InvalidArgument("the dataset is empty");
+  if (source->size() >= (int64_t{1} << 32))
     return InvalidArgument("datasets of 2^32 samples or more are not supported");
   SLUICE_ASSIGN_OR_RETURN(Plan plan, Plan::Create(std::move(transforms)));
   SLUICE_RETURN_IF_ERROR(CheckOptions(options, plan));
@@ -124,15 +133,15 @@ Result<std::unique_ptr<Loader>> Loader::Create(Source source,
 }
 
 Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Loader::~Loader() = default;
+Loader::~Loader() { impl_->Close(); }
 
-int64_t Loader::num_samples() const { return impl_->source_.size(); }
+int64_t Loader::num_samples() const { return impl_->source_->size(); }
 int64_t Loader::num_batches() const { return impl_->full_batches_; }
 std::optional<std::pair<int, int>> Loader::output_size() const {
   if (!impl_->plan_.fixed_size()) return std::nullopt;
   return std::make_pair(impl_->plan_.out_height(), impl_->plan_.out_width());
 }
-const Source& Loader::source() const { return impl_->source_; }
+const Source& Loader::source() const { return *impl_->source_; }
 const LoaderOptions& Loader::options() const { return impl_->options_; }
 
 Status Loader::StartEpoch(int64_t epoch) {
@@ -150,15 +159,15 @@ Status Loader::StartEpoch(int64_t epoch) {
     SLUICE_ASSIGN_OR_RETURN(EpochSchedule s, EpochSchedule::Create(m.shard_, epoch));
     m.schedule_ = std::make_shared<const EpochSchedule>(std::move(s));
   }
-  if (m.executor_ == nullptr) return FailedPrecondition("the loader is closed");
+  if (m.ring_ == nullptr) return FailedPrecondition("the loader is closed");
   m.started_ = true;
-  m.executor_->StartEpoch(m.schedule_, m.position_);
+  m.ring_->StartEpoch(m.schedule_, m.position_);
   return Status::OK();
 }
 
 Result<std::optional<Batch>> Loader::Next() {
-  if (impl_->executor_ == nullptr) return FailedPrecondition("the loader is closed");
-  Result<std::optional<Batch>> r = impl_->executor_->Next();
+  if (impl_->ring_ == nullptr) return FailedPrecondition("the loader is closed");
+  Result<std::optional<Batch>> r = impl_->ring_->Next();
   // A batch, or an error that dropped one (a bad file with on_error = kRaise), is a batch taken.
   if (impl_->started_ && (!r.ok() || r->has_value())) ++impl_->position_;
   return r;
@@ -170,7 +179,7 @@ LoaderState Loader::State() const {
   st.epoch = m.schedule_->epoch();
   st.batches = m.position_;
   st.epoch_batches = m.schedule_->num_batches();
-  st.num_samples = m.source_.size();
+  st.num_samples = m.source_->size();
   st.dataset_digest = m.Digest();
   st.shuffle = m.shard_.shuffle;
   st.seed = m.shard_.seed;
@@ -183,11 +192,11 @@ LoaderState Loader::State() const {
 
 Status Loader::LoadState(const LoaderState& state) { return impl_->LoadState(state); }
 
-LoaderStats Loader::stats() const { return impl_->executor_ ? impl_->executor_->Stats() : LoaderStats{}; }
+LoaderStats Loader::stats() const { return impl_->ring_ ? impl_->ring_->Stats() : LoaderStats{}; }
 void Loader::ResetStats() {
-  if (impl_->executor_) impl_->executor_->ResetStats();
+  if (impl_->ring_) impl_->ring_->ResetStats();
 }
 
-void Loader::Close() { impl_->executor_.reset(); }
+void Loader::Close() { impl_->Close(); }
 
 }  // namespace sluice

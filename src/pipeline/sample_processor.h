@@ -18,7 +18,7 @@
 #include "kernels/finish/finish_cpu.h"
 #include "kernels/resize/resize_cpu.h"
 #include "pipeline/plan.h"
-#include "pipeline/stage_counters.h"
+#include "core/stage_counters.h"
 
 namespace sluice {
 

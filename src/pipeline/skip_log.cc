@@ -6,7 +6,7 @@ void SkipLog::Record(int64_t index, int64_t epoch, const Status& status) {
   count_.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(mu_);
   if (listed_.size() >= kMaxListed) return;
-  const std::string& path = source_.samples()[static_cast<size_t>(index)].path;
+  const std::string path = source_.name(index);
   std::string reason = status.message();
   if (reason.rfind(path + ": ", 0) == 0) reason = reason.substr(path.size() + 2);
   listed_.push_back(SkippedSample{path, index, epoch, std::move(reason)});

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "sluice/loader.h"
+#include "sluice/loader_stats.h"
 #include "sluice/source.h"
 
 namespace sluice {

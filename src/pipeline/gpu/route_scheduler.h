@@ -8,8 +8,8 @@
 // per image; every few batches a few samples try the other, so that its estimate stays current.
 //
 // Thread-safety: all methods may be called from any thread.
-#ifndef SLUICE_PIPELINE_ROUTE_SCHEDULER_H_
-#define SLUICE_PIPELINE_ROUTE_SCHEDULER_H_
+#ifndef SLUICE_PIPELINE_GPU_ROUTE_SCHEDULER_H_
+#define SLUICE_PIPELINE_GPU_ROUTE_SCHEDULER_H_
 
 #include <cstdint>
 #include <mutex>
@@ -55,4 +55,4 @@ class RouteScheduler {
 
 }  // namespace sluice
 
-#endif  // SLUICE_PIPELINE_ROUTE_SCHEDULER_H_
+#endif  // SLUICE_PIPELINE_GPU_ROUTE_SCHEDULER_H_

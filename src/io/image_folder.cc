@@ -1,3 +1,4 @@
+// Source::ImageFolder: the samples of a folder tree, listed as torchvision's ImageFolder lists them.
 #include "sluice/source.h"
 
 #include <algorithm>
@@ -6,6 +7,8 @@
 #include <map>
 #include <string_view>
 #include <system_error>
+
+#include "io/file_source.h"
 
 namespace sluice {
 
@@ -57,29 +60,30 @@ void Walk(const std::string& dir, std::map<std::string, std::vector<std::string>
 
 }  // namespace
 
-Result<Source> Source::ImageFolder(const std::string& root) {
+Result<std::shared_ptr<const Source>> Source::ImageFolder(const std::string& root) {
   std::error_code ec;
   if (!fs::exists(root, ec)) return NotFound(root, ": no such directory");
   if (!fs::is_directory(root, ec)) return InvalidArgument(root, ": not a directory");
-  Source src;
+  std::vector<std::string> classes;
+  std::vector<Sample> samples;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
-    if (it->is_directory(e2)) src.classes_.push_back(it->path().filename().string());
+    if (it->is_directory(e2)) classes.push_back(it->path().filename().string());
   }
   if (ec) return IOError(root, ": cannot list the directory: ", ec.message());
-  std::sort(src.classes_.begin(), src.classes_.end());
-  if (src.classes_.empty())
+  std::sort(classes.begin(), classes.end());
+  if (classes.empty())
     return NotFound("Couldn't find any class folder in ", root,
                     " (expected one sub-folder per class, as torchvision's ImageFolder)");
   std::vector<std::string> empty_classes;
-  for (size_t label = 0; label < src.classes_.size(); ++label) {
+  for (size_t label = 0; label < classes.size(); ++label) {
     std::map<std::string, std::vector<std::string>> tree;
-    Walk(Join(root, src.classes_[label]), &tree, 0);
-    size_t before = src.samples_.size();
+    Walk(Join(root, classes[label]), &tree, 0);
+    size_t before = samples.size();
     for (const auto& [dir, files] : tree)
       for (const std::string& f : files)
-        if (HasImageExtension(f)) src.samples_.push_back(Sample{Join(dir, f), static_cast<int64_t>(label)});
-    if (src.samples_.size() == before) empty_classes.push_back(src.classes_[label]);
+        if (HasImageExtension(f)) samples.push_back(Sample{Join(dir, f), static_cast<int64_t>(label)});
+    if (samples.size() == before) empty_classes.push_back(classes[label]);
   }
   if (!empty_classes.empty()) {
     std::string list;
@@ -88,35 +92,7 @@ Result<Source> Source::ImageFolder(const std::string& root) {
                     ". Supported extensions are: .jpg, .jpeg, .png, .ppm, .bmp, .pgm, .tif, "
                     ".tiff, .webp");
   }
-  return src;
-}
-
-Result<Source> Source::FromList(std::vector<Sample> samples) {
-  if (samples.empty()) return InvalidArgument("the sample list is empty");
-  for (size_t i = 0; i < samples.size(); ++i)
-    if (samples[i].path.empty()) return InvalidArgument("sample ", i, " has an empty path");
-  Source src;
-  src.samples_ = std::move(samples);
-  return src;
-}
-
-uint64_t Source::Digest() const {
-  // FNV-1a, 64 bit, over (label, last two path components) of every sample.
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  };
-  for (const Sample& s : samples_) {
-    mix(&s.label, sizeof(s.label));
-    size_t cut = s.path.find_last_of('/');
-    if (cut != std::string::npos && cut > 0) cut = s.path.find_last_of('/', cut - 1);
-    const std::string_view tail = cut == std::string::npos ? std::string_view(s.path)
-                                                           : std::string_view(s.path).substr(cut + 1);
-    mix(tail.data(), tail.size());
-    mix("", 1);  // a separator: ("ab", "c") and ("a", "bc") differ
-  }
-  return h;
+  return std::shared_ptr<const Source>(std::make_shared<FileSource>(std::move(samples), std::move(classes)));
 }
 
 }  // namespace sluice

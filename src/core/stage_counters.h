@@ -1,12 +1,15 @@
-// Per-stage time and volume counters shared by a loader's threads (relaxed atomics).
-#ifndef SLUICE_PIPELINE_STAGE_COUNTERS_H_
-#define SLUICE_PIPELINE_STAGE_COUNTERS_H_
+// Per-stage time and volume counters shared by a loader's threads (relaxed atomics): the
+// Reader adds its reads, the executors their decoding, transforms and waits.
+//
+// Thread-safety: every counter may be updated from any thread.
+#ifndef SLUICE_CORE_STAGE_COUNTERS_H_
+#define SLUICE_CORE_STAGE_COUNTERS_H_
 
 #include <atomic>
 #include <cstdint>
 
 #include "core/clock.h"
-#include "sluice/loader.h"
+#include "sluice/loader_stats.h"
 
 namespace sluice {
 
@@ -45,4 +48,4 @@ struct StageCounters {
 
 }  // namespace sluice
 
-#endif  // SLUICE_PIPELINE_STAGE_COUNTERS_H_
+#endif  // SLUICE_CORE_STAGE_COUNTERS_H_

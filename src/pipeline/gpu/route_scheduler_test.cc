@@ -1,4 +1,4 @@
-#include "pipeline/route_scheduler.h"
+#include "pipeline/gpu/route_scheduler.h"
 
 #include <gtest/gtest.h>
 

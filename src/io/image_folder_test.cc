@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/host_pool.h"
+
 namespace sluice {
 namespace {
 
@@ -74,9 +76,9 @@ TEST_F(SourceTest, ImageFolderOrderFollowsTorchvision) {
   Symlink("elsewhere", "root/c_link");       // a class folder reached through a link
   Mkdir("root/b_dogs/empty_sub");
 
-  Result<Source> src = Source::ImageFolder(Path("root"));
+  Result<std::shared_ptr<const Source>> src = Source::ImageFolder(Path("root"));
   ASSERT_TRUE(src.ok()) << src.status().ToString();
-  EXPECT_EQ(src->classes(), (std::vector<std::string>{"a_cats", "b_dogs", "c_link"}));
+  EXPECT_EQ((*src)->classes(), (std::vector<std::string>{"a_cats", "b_dogs", "c_link"}));
   const std::vector<std::pair<std::string, int64_t>> expected = {
       {"root/a_cats/1.bmp", 0},
       {"root/a_cats/2.pgm", 0},
@@ -92,19 +94,19 @@ TEST_F(SourceTest, ImageFolderOrderFollowsTorchvision) {
       {"root/b_dogs/sub/deeper/d.tiff", 1},
       {"root/c_link/k.png", 2},
   };
-  ASSERT_EQ(src->size(), static_cast<int64_t>(expected.size()));
+  ASSERT_EQ((*src)->size(), static_cast<int64_t>(expected.size()));
   for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(src->samples()[i].path, Path(expected[i].first)) << i;
-    EXPECT_EQ(src->samples()[i].label, expected[i].second) << i;
+    EXPECT_EQ((*src)->name(i), Path(expected[i].first)) << i;
+    EXPECT_EQ((*src)->label(i), expected[i].second) << i;
   }
   // A trailing slash on the root gives the same paths (os.path.join).
-  Result<Source> slash = Source::ImageFolder(Path("root") + "/");
+  Result<std::shared_ptr<const Source>> slash = Source::ImageFolder(Path("root") + "/");
   ASSERT_TRUE(slash.ok());
-  EXPECT_EQ(slash->samples()[0].path, Path("root/a_cats/1.bmp"));
+  EXPECT_EQ((*slash)->name(0), Path("root/a_cats/1.bmp"));
 }
 
 TEST_F(SourceTest, MissingRootIsNotFound) {
-  Result<Source> src = Source::ImageFolder(Path("nope"));
+  Result<std::shared_ptr<const Source>> src = Source::ImageFolder(Path("nope"));
   ASSERT_FALSE(src.ok());
   EXPECT_EQ(src.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(src.status().message(), Path("nope") + ": no such directory");
@@ -112,7 +114,7 @@ TEST_F(SourceTest, MissingRootIsNotFound) {
 
 TEST_F(SourceTest, FileAsRootIsInvalidArgument) {
   Touch("file.jpg");
-  Result<Source> src = Source::ImageFolder(Path("file.jpg"));
+  Result<std::shared_ptr<const Source>> src = Source::ImageFolder(Path("file.jpg"));
   ASSERT_FALSE(src.ok());
   EXPECT_EQ(src.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(src.status().message(), Path("file.jpg") + ": not a directory");
@@ -121,7 +123,7 @@ TEST_F(SourceTest, FileAsRootIsInvalidArgument) {
 TEST_F(SourceTest, NoClassFolderIsNotFound) {
   Touch("flat/a.jpg");
   Touch("flat/b.jpg");
-  Result<Source> src = Source::ImageFolder(Path("flat"));
+  Result<std::shared_ptr<const Source>> src = Source::ImageFolder(Path("flat"));
   ASSERT_FALSE(src.ok());
   EXPECT_EQ(src.status().code(), StatusCode::kNotFound);
   EXPECT_NE(src.status().message().find("Couldn't find any class folder in " + Path("flat")),
@@ -134,7 +136,7 @@ TEST_F(SourceTest, EmptyClassesAreNamed) {
   Touch("ds/dogs/notes.txt");
   Touch("ds/dogs/sub/also_not.gif");
   Mkdir("ds/emu");
-  Result<Source> src = Source::ImageFolder(Path("ds"));
+  Result<std::shared_ptr<const Source>> src = Source::ImageFolder(Path("ds"));
   ASSERT_FALSE(src.ok());
   EXPECT_EQ(src.status().code(), StatusCode::kNotFound);
   EXPECT_NE(src.status().message().find("Found no valid file for the classes dogs, emu in " + Path("ds")),
@@ -144,26 +146,40 @@ TEST_F(SourceTest, EmptyClassesAreNamed) {
 }
 
 TEST_F(SourceTest, FromList) {
-  Result<Source> src = Source::FromList({{"a.jpg", 3}, {"b.png", 1}});
+  Result<std::shared_ptr<const Source>> src = Source::FromList({{"a.jpg", 3}, {"b.png", 1}});
   ASSERT_TRUE(src.ok());
-  EXPECT_EQ(src->size(), 2);
-  EXPECT_EQ(src->samples()[1].path, "b.png");
-  EXPECT_EQ(src->samples()[0].label, 3);
-  EXPECT_TRUE(src->classes().empty());
+  EXPECT_EQ((*src)->size(), 2);
+  EXPECT_EQ((*src)->name(1), "b.png");
+  EXPECT_EQ((*src)->label(0), 3);
+  EXPECT_TRUE((*src)->classes().empty());
 
-  Result<Source> empty = Source::FromList({});
+  Result<std::shared_ptr<const Source>> empty = Source::FromList({});
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(empty.status().message(), "the sample list is empty");
 
-  Result<Source> blank = Source::FromList({{"a.jpg", 0}, {"", 0}});
+  Result<std::shared_ptr<const Source>> blank = Source::FromList({{"a.jpg", 0}, {"", 0}});
   ASSERT_FALSE(blank.ok());
   EXPECT_EQ(blank.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(blank.status().message(), "sample 1 has an empty path");
 }
 
+TEST_F(SourceTest, ReadGivesTheFileOrAnErrorNamingIt) {
+  Touch("ds/cats/a.jpg");  // holds "x"
+  Result<std::shared_ptr<const Source>> src = Source::FromList({{Path("ds/cats/a.jpg"), 0}, {Path("ds/none.jpg"), 1}});
+  ASSERT_TRUE(src.ok());
+  std::shared_ptr<HostPool> pool = HostPool::Create();
+  const ByteAllocator memory = [&](size_t n) { return pool->Allocate(n); };
+  Result<SampleBytes> bytes = (*src)->Read(0, memory);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes->data), bytes->size), "x");
+  Result<SampleBytes> missing = (*src)->Read(1, memory);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(), Path("ds/none.jpg") + ": no such file");
+}
+
 TEST(SourceDigestTest, LabelsAndFileNamesInOrderNotTheRoot) {
-  auto make = [](std::vector<Sample> v) { return Source::FromList(std::move(v)).value().Digest(); };
+  auto make = [](std::vector<Sample> v) { return Source::FromList(std::move(v)).value()->Digest(); };
   const uint64_t base = make({{"/data/a/cat/1.jpg", 0}, {"/data/a/dog/2.jpg", 1}});
   // The same class folders and files under another root: the same dataset.
   EXPECT_EQ(make({{"/mnt/b/cat/1.jpg", 0}, {"/mnt/b/dog/2.jpg", 1}}), base);

@@ -1,0 +1,27 @@
+#include "io/reader.h"
+
+#include <utility>
+
+#include "core/clock.h"
+
+namespace sluice {
+
+Reader::Reader(std::shared_ptr<const Source> source, int threads, ByteAllocator memory, StageCounters* counters)
+    : source_(std::move(source)), memory_(std::move(memory)), counters_(counters),
+      pool_(std::make_unique<ThreadPool>(threads, "sluice-io")) {}
+
+Reader::~Reader() { pool_.reset(); }
+
+void Reader::Read(int64_t index, const std::atomic<bool>* cancelled, Done done) {
+  pool_->Submit([this, index, cancelled, done = std::move(done)](int io_thread) {
+    if (cancelled->load(std::memory_order_relaxed)) return done(Cancelled("cancelled"), io_thread);
+    Result<SampleBytes> bytes = [&] {
+      ScopedTimer timer(&counters_->read_ns);
+      return source_->Read(index, memory_);
+    }();
+    if (bytes.ok()) counters_->bytes_read.fetch_add(static_cast<int64_t>(bytes->size), std::memory_order_relaxed);
+    done(std::move(bytes), io_thread);
+  });
+}
+
+}  // namespace sluice

@@ -1,0 +1,54 @@
+// Reader: reads samples' bytes from a Source ahead of the threads that decode them, on I/O
+// threads of its own, in submission order. A loader submits every sample of the batches it has
+// in flight, so reads run ahead of decoding by up to `prefetch` batches (read-ahead), and each
+// read hands its bytes to a callback on the I/O thread, which passes them on (a decode task, a
+// header parse).
+//
+//   Reader reader(source, 2, [pool](size_t n) { return pool->Allocate(n); }, &counters);
+//   reader.Read(index, &batch->cancelled, [batch](Result<SampleBytes> bytes, int io_thread) { ... });
+//
+// Thread-safety: Read() may be called from any thread, also from inside a callback. The
+// destructor finishes the reads submitted and their callbacks before it returns, so a Reader must
+// be destroyed before what its callbacks submit work to.
+#ifndef SLUICE_IO_READER_H_
+#define SLUICE_IO_READER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/stage_counters.h"
+#include "core/thread_pool.h"
+#include "sluice/source.h"
+
+namespace sluice {
+
+class Reader {
+ public:
+  using Done = std::function<void(Result<SampleBytes> bytes, int io_thread)>;
+
+  // REQUIRES: threads >= 1. `counters` (read time and bytes) must outlive the Reader.
+  Reader(std::shared_ptr<const Source> source, int threads, ByteAllocator memory, StageCounters* counters);
+  ~Reader();
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  const Source& source() const { return *source_; }
+  int threads() const { return pool_->size(); }
+
+  // Reads sample `index` on an I/O thread and calls `done` there with its bytes or the error
+  // naming it; with Cancelled, unread, when `*cancelled` is set by the time the read would start.
+  // REQUIRES: *cancelled lives until `done` has been called.
+  void Read(int64_t index, const std::atomic<bool>* cancelled, Done done);
+
+ private:
+  std::shared_ptr<const Source> source_;
+  ByteAllocator memory_;
+  StageCounters* counters_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_IO_READER_H_

@@ -1,0 +1,144 @@
+#include "pipeline/batch_ring.h"
+
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include "core/clock.h"
+#include "pipeline/batch_trace.h"
+
+namespace sluice {
+
+void BatchWork::MarkDone(RingBatch& batch) { ring_->MarkDone(batch); }
+
+BatchRing::BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work)
+    : source_(source), options_(options), work_(work), skips_(source) {
+  work_->ring_ = this;
+}
+
+BatchRing::~BatchRing() {
+  Cancel();
+  work_->ring_ = nullptr;
+}
+
+void BatchRing::MarkDone(RingBatch& batch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  batch.done = true;
+  done_cv_.notify_all();
+}
+
+void BatchRing::Cancel() {
+  for (auto& b : in_flight_) b->cancelled.store(true, std::memory_order_relaxed);
+  std::unique_lock<std::mutex> lock(mu_);
+  for (auto& b : in_flight_) done_cv_.wait(lock, [&] { return b->done; });
+  lock.unlock();
+  in_flight_.clear();
+}
+
+void BatchRing::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) {
+  Cancel();
+  schedule_ = std::move(schedule);
+  epoch_ = schedule_->epoch();
+  next_ = first_batch;
+  TopUp();
+}
+
+void BatchRing::TopUp() {
+  while (static_cast<int>(in_flight_.size()) < *options_.prefetch && next_ < schedule_->num_batches()) {
+    if (!in_flight_.empty() && !work_->Admit(in_flight_)) break;
+    Schedule(next_++);
+  }
+}
+
+void BatchRing::Schedule(int64_t index) {
+  std::shared_ptr<RingBatch> b = work_->NewBatch();
+  b->epoch = epoch_;
+  b->index = index;
+  schedule_->Batch(index, &b->samples, &b->padding);
+  b->status.resize(b->samples.size());
+  in_flight_.push_back(b);
+  work_->Start(b);
+}
+
+// A batch that takes minutes means something is stuck (a decoder call that never returns, a file
+// system that hangs): say where every batch in flight stands, now and then.
+void BatchRing::Wait(const RingBatch& batch) {
+  const int64_t t0 = NowNs();
+  std::unique_lock<std::mutex> lock(mu_);
+  int64_t waited = 0, next_report = BatchTrace::Enabled() ? 10 : 30;
+  while (!done_cv_.wait_for(lock, std::chrono::seconds(10), [&] { return batch.done; })) {
+    if ((waited += 10) < next_report) continue;
+    ReportStall(waited);
+    next_report *= 2;
+  }
+  work_->counters().wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
+}
+
+void BatchRing::ReportStall(int64_t waited_s) const {
+  std::string out = "sluice: waited " + std::to_string(waited_s) + " s for a batch (ms since each was scheduled):\n";
+  for (const auto& b : in_flight_)
+    out += "  batch " + std::to_string(b->index) + " of epoch " + std::to_string(b->epoch) + (b->done ? ", done" : "") +
+           ":" + work_->Describe(*b) + "\n";
+  std::fputs(out.c_str(), stderr);
+}
+
+Result<std::optional<Batch>> BatchRing::Next() {
+  if (epoch_ < 0) return FailedPrecondition("Next() called before StartEpoch()");
+  if (in_flight_.empty()) return std::optional<Batch>();
+  std::shared_ptr<RingBatch> b = in_flight_.front();
+  Wait(*b);
+  in_flight_.pop_front();
+  work_->Taken(*b);
+  TopUp();
+  return HandOut(*b);
+}
+
+// The batch's samples under on_error. A batch whose samples were all skipped still comes, empty,
+// so that every rank yields as many batches.
+Result<std::optional<Batch>> BatchRing::HandOut(RingBatch& b) {
+  if (!b.batch_status.ok()) return b.batch_status;
+  std::vector<int> kept;
+  for (size_t i = 0; i < b.samples.size(); ++i) {
+    if (b.status[i].ok()) {
+      kept.push_back(static_cast<int>(i));
+    } else if (options_.on_error == OnError::kRaise) {
+      return b.status[i];
+    }
+  }
+  for (size_t i = 0; i < b.samples.size(); ++i)
+    if (!b.status[i].ok()) skips_.Record(b.samples[i], b.epoch, b.status[i]);
+  Batch out;
+  out.epoch = b.epoch;
+  out.index = b.index;
+  work_->Assemble(b, kept, &out);
+  out.labels = Tensor::Empty({static_cast<int64_t>(kept.size())}, DType::kInt64);
+  int64_t* labels = out.labels.data_as<int64_t>();
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const size_t i = static_cast<size_t>(kept[k]);
+    labels[k] = source_.label(b.samples[i]);
+    out.indices.push_back(b.samples[i]);
+    out.padding.push_back(b.padding[i]);
+  }
+  StageCounters& c = work_->counters();
+  c.samples.fetch_add(static_cast<int64_t>(kept.size()), std::memory_order_relaxed);
+  c.batches.fetch_add(1, std::memory_order_relaxed);
+  return std::optional<Batch>(std::move(out));
+}
+
+LoaderStats BatchRing::Stats() const {
+  LoaderStats s;
+  work_->counters().Fill(&s);
+  s.num_threads = *options_.num_threads;
+  s.io_threads = *options_.io_threads;
+  work_->FillStats(&s);
+  skips_.Fill(&s);
+  return s;
+}
+
+void BatchRing::ResetStats() {
+  work_->counters().Reset();
+  work_->ResetStats();
+  skips_.Reset();
+}
+
+}  // namespace sluice

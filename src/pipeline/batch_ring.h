@@ -1,0 +1,128 @@
+// BatchRing: the batches a loader has in flight, the part the CPU and the GPU executor share.
+//
+// It keeps up to `prefetch` batches of the epoch's schedule in flight ahead of the consumer
+// (started in order; a GPU executor may hold one back while its memory budget has no room), hands
+// them out in order, waits for the next one (and, when that takes long, reports where every batch
+// in flight stands), applies on_error to the samples that failed (raise: the first one's error;
+// skip: the others are handed out and the failed ones logged), and assembles the batch: labels,
+// indices, padding flags and the counters. The executor (a BatchWork) does the work of a batch:
+// it starts it, marks it done, and gives its images.
+//
+//   BatchRing ring(source, options, &executor);   // options resolved (ResolveOptions)
+//   ring.StartEpoch(schedule, 0);
+//   while (auto batch = ring.Next(), batch.ok() && *batch) Use(**batch);
+//
+// Thread-safety: StartEpoch, Next and Cancel from one thread; MarkDone from any thread; Stats
+// from any thread. The destructor cancels the batches in flight and waits for them.
+#ifndef SLUICE_PIPELINE_BATCH_RING_H_
+#define SLUICE_PIPELINE_BATCH_RING_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/stage_counters.h"
+#include "io/epoch_schedule.h"
+#include "pipeline/skip_log.h"
+#include "sluice/batch.h"
+#include "sluice/loader_options.h"
+#include "sluice/loader_stats.h"
+#include "sluice/source.h"
+
+namespace sluice {
+
+class BatchRing;
+
+// One batch in flight. Executors derive their batch state from it.
+struct RingBatch {
+  virtual ~RingBatch() = default;
+  int64_t epoch = 0, index = 0;    // its epoch, and its number in the epoch's schedule
+  std::vector<int64_t> samples;    // dataset indices
+  std::vector<uint8_t> padding;    // per sample: 1 for a repeat filling the last batch
+  std::vector<Status> status;      // per sample: why it failed (the error names the file)
+  Status batch_status;             // the batch as a whole (memory, CUDA)
+  std::atomic<bool> cancelled{false};
+  bool done = false;               // guarded by the ring
+};
+
+// What an executor does for the ring.
+class BatchWork {
+ public:
+  virtual ~BatchWork() = default;
+  // A new batch, of the executor's own type; the ring sets its epoch, index and samples.
+  virtual std::shared_ptr<RingBatch> NewBatch() = 0;
+  // Starts its work; MarkDone(batch) once nothing of it runs any more (also when cancelled).
+  virtual void Start(const std::shared_ptr<RingBatch>& batch) = 0;
+  // Whether one more batch may start beside those in flight (never asked when none is).
+  virtual bool Admit(const std::deque<std::shared_ptr<RingBatch>>&) { return true; }
+  // The images of a finished batch's `kept` samples (in that order) into `out`.
+  virtual void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) = 0;
+  // Where a batch in flight stands, for a stall report (" 3 samples pending").
+  virtual std::string Describe(const RingBatch& batch) const = 0;
+  // The consumer took `batch` (for tracing).
+  virtual void Taken(RingBatch&) {}
+  // The executor's part of the stats (memory, routes).
+  virtual void FillStats(LoaderStats* stats) const = 0;
+  virtual void ResetStats() {}
+  // The time and volume counters of its stages (the ring adds the consumer's waits and the
+  // batches handed out).
+  StageCounters& counters() const { return counters_; }
+
+ protected:
+  void MarkDone(RingBatch& batch);
+  mutable StageCounters counters_;
+
+ private:
+  friend class BatchRing;
+  BatchRing* ring_ = nullptr;
+};
+
+class BatchRing {
+ public:
+  // `source`, `work` must outlive the ring; `options` resolved.
+  BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work);
+  ~BatchRing();
+  BatchRing(const BatchRing&) = delete;
+  BatchRing& operator=(const BatchRing&) = delete;
+
+  // Cancels the batches of a previous epoch and starts `schedule` at batch `first_batch` (0, or
+  // where a resumed run left off). REQUIRES: 0 <= first_batch <= schedule->num_batches().
+  void StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch);
+  // The next batch, nullopt at the end of the epoch; see Loader::Next for the errors.
+  Result<std::optional<Batch>> Next();
+  // Cancels every batch in flight and waits until they are done.
+  void Cancel();
+
+  LoaderStats Stats() const;
+  void ResetStats();
+
+ private:
+  friend class BatchWork;
+  void MarkDone(RingBatch& batch);
+  void TopUp();
+  void Schedule(int64_t index);
+  void Wait(const RingBatch& batch);
+  void ReportStall(int64_t waited_s) const;  // to stderr, with mu_ held
+  Result<std::optional<Batch>> HandOut(RingBatch& batch);
+
+  const Source& source_;
+  LoaderOptions options_;
+  BatchWork* work_;
+  SkipLog skips_;
+  std::shared_ptr<const EpochSchedule> schedule_;
+  int64_t epoch_ = -1;
+  int64_t next_ = 0;  // the next batch of the schedule to start
+  std::deque<std::shared_ptr<RingBatch>> in_flight_;
+  mutable std::mutex mu_;  // guards RingBatch::done
+  std::condition_variable done_cv_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_PIPELINE_BATCH_RING_H_

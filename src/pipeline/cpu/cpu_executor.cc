@@ -1,0 +1,126 @@
+#include "pipeline/cpu/cpu_executor.h"
+
+#include <atomic>
+#include <cstring>
+#include <utility>
+
+namespace sluice {
+
+struct CpuExecutor::CpuBatch : RingBatch {
+  std::shared_ptr<uint8_t> images;  // pooled output buffer (fixed-size plans)
+  std::vector<Tensor> outputs;      // one pooled tensor per sample (variable-size plans)
+  std::atomic<int> remaining{0};    // samples not finished
+};
+
+CpuExecutor::CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options)
+    : source_(std::move(source)), plan_(plan), options_(options),
+      processor_(plan, MakeFinishParams(plan, options.dtype, options.layout), options.dct_scaling),
+      pool_(HostPool::Create()) {
+  if (plan.fixed_size())
+    sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
+                    static_cast<int64_t>(DTypeSize(options.dtype));
+  for (int i = 0; i < *options.num_threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
+  compute_pool_ = std::make_unique<ThreadPool>(*options.num_threads, "sluice-cpu");
+  reader_ = std::make_unique<Reader>(source_, *options.io_threads,
+                                     [pool = pool_](size_t n) { return pool->Allocate(n); }, &counters_);
+}
+
+CpuExecutor::~CpuExecutor() {
+  reader_.reset();
+  compute_pool_.reset();
+}
+
+std::shared_ptr<RingBatch> CpuExecutor::NewBatch() { return std::make_shared<CpuBatch>(); }
+
+void CpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
+  auto b = std::static_pointer_cast<CpuBatch>(batch);
+  const int n = static_cast<int>(b->samples.size());
+  b->remaining.store(n);
+  if (!plan_.fixed_size()) {
+    b->outputs.resize(static_cast<size_t>(n));
+  } else if (!(b->images = pool_->Allocate(static_cast<size_t>(sample_bytes_ * n)))) {
+    for (Status& s : b->status) s = ResourceExhausted("cannot allocate the output batch");
+    return MarkDone(*b);
+  }
+  if (n == 0) return MarkDone(*b);
+  for (int i = 0; i < n; ++i) {
+    reader_->Read(b->samples[static_cast<size_t>(i)], &b->cancelled,
+                  [this, b, i](Result<SampleBytes> bytes, int) {
+                    if (!bytes.ok()) {
+                      if (bytes.status().code() != StatusCode::kCancelled) b->status[static_cast<size_t>(i)] = bytes.status();
+                      return FinishSample(*b);
+                    }
+                    compute_pool_->Submit([this, b, i, data = std::move(bytes).value()](int worker) mutable {
+                      Process(b, i, std::move(data), worker);
+                    });
+                  });
+  }
+}
+
+// Where sample i goes: its slot of the batch (fixed sizes), else a pooled tensor of its own.
+Result<void*> CpuExecutor::Slot(CpuBatch& b, int i, int h, int w) {
+  if (plan_.fixed_size()) {
+    if (h != plan_.out_height() || w != plan_.out_width())
+      return Internal("the plan produced ", w, "x", h, ", expected ", plan_.out_width(), "x", plan_.out_height());
+    return static_cast<void*>(b.images.get() + sample_bytes_ * i);
+  }
+  const size_t bytes = static_cast<size_t>(h) * w * 3 * DTypeSize(options_.dtype);
+  std::shared_ptr<uint8_t> buf = pool_->Allocate(bytes);
+  if (!buf) return ResourceExhausted("cannot allocate ", bytes, " bytes for the output");
+  void* data = buf.get();
+  std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{3, h, w}
+                                                                  : std::vector<int64_t>{h, w, 3};
+  b.outputs[static_cast<size_t>(i)] = Tensor(std::shared_ptr<void>(std::move(buf), data), data, std::move(shape),
+                                             options_.dtype);
+  return data;
+}
+
+void CpuExecutor::Process(const std::shared_ptr<CpuBatch>& b, int i, SampleBytes bytes, int worker) {
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    const int64_t index = b->samples[static_cast<size_t>(i)];
+    const Status s = processor_.Process(
+        bytes.data, bytes.size, SampleKey{options_.seed, static_cast<uint64_t>(b->epoch), static_cast<uint64_t>(index)},
+        scratch_[static_cast<size_t>(worker)].get(), [&](int h, int w) { return Slot(*b, i, h, w); }, &counters_);
+    if (!s.ok()) b->status[static_cast<size_t>(i)] = s.WithPrefix(source_->name(index));
+  }
+  bytes.owner.reset();  // back to the pool before the batch can be observed as done
+  FinishSample(*b);
+}
+
+void CpuExecutor::FinishSample(CpuBatch& b) {
+  if (b.remaining.fetch_sub(1) == 1) MarkDone(b);
+}
+
+// Good samples move down over failed ones.
+void CpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) {
+  auto& b = static_cast<CpuBatch&>(batch);
+  const int64_t n = static_cast<int64_t>(kept.size());
+  if (!plan_.fixed_size()) {
+    std::vector<Tensor> outputs;
+    for (int i : kept) outputs.push_back(std::move(b.outputs[static_cast<size_t>(i)]));
+    out->image_list = TensorList(std::move(outputs));
+    return;
+  }
+  for (int64_t k = 0; k < n; ++k)
+    if (kept[static_cast<size_t>(k)] != k)
+      std::memmove(b.images.get() + sample_bytes_ * k, b.images.get() + sample_bytes_ * kept[static_cast<size_t>(k)],
+                   static_cast<size_t>(sample_bytes_));
+  const int64_t H = plan_.out_height(), W = plan_.out_width();
+  std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{n, 3, H, W}
+                                                                  : std::vector<int64_t>{n, H, W, 3};
+  std::shared_ptr<uint8_t> images = std::move(b.images);
+  void* data = images.get();
+  out->images = Tensor(std::shared_ptr<void>(images, data), data, std::move(shape), options_.dtype);
+}
+
+std::string CpuExecutor::Describe(const RingBatch& batch) const {
+  return " " + std::to_string(static_cast<const CpuBatch&>(batch).remaining.load()) + " samples pending";
+}
+
+void CpuExecutor::FillStats(LoaderStats* s) const {
+  const HostPool::Usage u = pool_->usage();
+  s->host_memory_in_use = u.in_use_bytes;
+  s->host_memory_peak = u.peak_bytes;
+}
+
+}  // namespace sluice

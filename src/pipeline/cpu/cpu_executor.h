@@ -1,0 +1,55 @@
+// CpuExecutor: the CPU path's work on the batch ring's batches. Every sample of a batch is read by
+// the Reader (ahead, on the I/O threads), then decoded and transformed on a compute thread
+// straight into its slot of the batch's pooled output buffer (SampleProcessor); the batch is done
+// when its last sample is. Compute tasks run in FIFO order, so earlier batches finish first.
+//
+// Thread-safety: the ring calls it from one thread; its tasks run on its own threads.
+#ifndef SLUICE_PIPELINE_CPU_CPU_EXECUTOR_H_
+#define SLUICE_PIPELINE_CPU_CPU_EXECUTOR_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/host_pool.h"
+#include "core/thread_pool.h"
+#include "io/reader.h"
+#include "pipeline/batch_ring.h"
+#include "pipeline/plan.h"
+#include "pipeline/sample_processor.h"
+
+namespace sluice {
+
+class CpuExecutor : public BatchWork {
+ public:
+  // `plan` must outlive it; `options` resolved (ResolveOptions).
+  CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options);
+  ~CpuExecutor() override;
+
+  std::shared_ptr<RingBatch> NewBatch() override;
+  void Start(const std::shared_ptr<RingBatch>& batch) override;
+  void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
+  std::string Describe(const RingBatch& batch) const override;
+  void FillStats(LoaderStats* stats) const override;
+
+ private:
+  struct CpuBatch;
+  void Process(const std::shared_ptr<CpuBatch>& b, int i, SampleBytes bytes, int worker);
+  Result<void*> Slot(CpuBatch& b, int i, int height, int width);
+  void FinishSample(CpuBatch& b);
+
+  std::shared_ptr<const Source> source_;
+  const Plan& plan_;
+  LoaderOptions options_;
+  SampleProcessor processor_;
+  std::shared_ptr<HostPool> pool_;
+  int64_t sample_bytes_ = 0;  // bytes of one output sample (fixed-size plans)
+  std::vector<std::unique_ptr<WorkerScratch>> scratch_;
+  // The reader submits to the compute threads: declared last, it is joined first.
+  std::unique_ptr<ThreadPool> compute_pool_;
+  std::unique_ptr<Reader> reader_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_PIPELINE_CPU_CPU_EXECUTOR_H_

@@ -1,0 +1,89 @@
+#include "pipeline/gpu/decoders.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace sluice {
+
+Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, DecodeRoute route, int threads) {
+  std::unique_ptr<GpuDecoders> d(new GpuDecoders());
+  if (route == DecodeRoute::kCpu) return d;
+  Result<std::unique_ptr<NvjpegContext>> ctx = NvjpegContext::Create(pool);
+  if (!ctx.ok()) {
+    if (route == DecodeRoute::kAuto) return d;
+    return ctx.status().WithPrefix(std::string("decode_route='") + DecodeRouteName(route) + "'");
+  }
+  d->nvjpeg_ = std::move(ctx).value();
+  for (int t = 0; route != DecodeRoute::kHybrid && t < kEngineThreads; ++t) {
+    Result<std::unique_ptr<NvjpegHardwareDecoder>> hw = NvjpegHardwareDecoder::Create(d->nvjpeg_.get());
+    if (!hw.ok()) {
+      d->hw_.clear();
+      if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");
+      break;
+    }
+    d->hw_.push_back(std::move(hw).value());
+    d->hw_streams_.push_back(std::make_unique<CudaStream>());
+    SLUICE_RETURN_IF_ERROR(d->hw_streams_.back()->Create());
+  }
+  SLUICE_ASSIGN_OR_RETURN(d->hybrid_, NvjpegHybridDecoder::Create(d->nvjpeg_.get(), threads));
+  return d;
+}
+
+GpuDecoders::~GpuDecoders() {
+  for (auto& s : hw_streams_) cudaStreamSynchronize(s->get());
+  hybrid_.reset();
+  hw_.clear();
+  nvjpeg_.reset();
+}
+
+std::vector<int> GpuDecoders::DecodeOnEngines(GpuBatch* b, const std::vector<int>& members, int t,
+                                              const std::function<void(int)>& decoded) {
+  NvjpegHardwareDecoder& hw = *hw_[static_cast<size_t>(t)];
+  const size_t width = static_cast<size_t>(hw.batch_width());
+  const size_t calls = (members.size() + width - 1) / width;
+  const size_t per_call = (members.size() + calls - 1) / calls;
+  std::vector<int> rejected;
+  std::vector<NvjpegJob> jobs;
+  for (size_t start = 0; start < members.size(); start += per_call) {
+    const size_t end = std::min(members.size(), start + per_call);
+    jobs.clear();
+    for (size_t k = start; k < end; ++k) {
+      const GpuSample& s = b->gpu[static_cast<size_t>(members[k])];
+      jobs.push_back(NvjpegJob{s.bytes.data, s.bytes.size, s.roi, s.region, static_cast<size_t>(s.roi.w) * 3});
+    }
+    const bool ok = hw.Decode(jobs, engine_stream(t)).ok();
+    for (size_t k = start; k < end; ++k) {
+      if (ok) {
+        decoded(members[k]);
+      } else {  // the engines rejected a file of this call: decode the call another way
+        rejected.push_back(members[k]);
+      }
+    }
+  }
+  return rejected;
+}
+
+Status DecodeOnCpu(const SampleProcessor& processor, GpuSample* s, WorkerScratch* w, HostPool* pinned, DevicePool* pool,
+                   cudaStream_t stream, StageCounters* counters) {
+  {
+    Result<ImageInfo> header = w->decoder.ReadHeader(s->bytes.data, s->bytes.size);  // this decoder's turn
+    if (!header.ok()) return header.status();
+  }
+  SLUICE_ASSIGN_OR_RETURN(const ImageView view,
+                          processor.DecodeRegion(s->info, &s->geo, s->geo.num_segments - 1, w, counters));
+  ScopedTimer timer(&counters->collate_ns);
+  const size_t row = static_cast<size_t>(view.width) * 3;
+  s->region_bytes = row * static_cast<size_t>(view.height);
+  s->staging = pinned->Allocate(s->region_bytes);
+  if (!s->staging) return ResourceExhausted("cannot allocate ", s->region_bytes, " bytes of pinned memory");
+  for (int y = 0; y < view.height; ++y) std::memcpy(s->staging.get() + row * static_cast<size_t>(y), view.row(y), row);
+  SLUICE_ASSIGN_OR_RETURN(void* region, pool->Allocate(s->region_bytes, stream));
+  s->region = static_cast<uint8_t*>(region);
+  s->own_region = true;
+  s->roi = Rect{0, 0, view.width, view.height};
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s->region, s->staging.get(), s->region_bytes, cudaMemcpyHostToDevice, stream));
+  return Status::OK();
+}
+
+}  // namespace sluice

@@ -1,0 +1,412 @@
+#include "pipeline/gpu/gpu_executor.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "codec/jpeg_cpu.h"
+#include "core/host_pool.h"
+#include "core/thread_pool.h"
+#include "gpu/device.h"
+#include "gpu/pinned.h"
+#include "io/reader.h"
+#include "pipeline/gpu/batch_layout.h"
+#include "pipeline/gpu/batch_sync.h"
+#include "pipeline/gpu/decoders.h"
+#include "pipeline/gpu/launch.h"
+#include "pipeline/gpu/route_assignment.h"
+#include "pipeline/gpu/route_scheduler.h"
+#include "pipeline/sample_processor.h"
+
+namespace sluice {
+
+namespace {
+
+constexpr int kDecodeNice = 5;  // the CPU-side decoders' nice level while the engines are fed
+
+using BatchPtr = std::shared_ptr<GpuBatch>;
+
+class GpuExecutor : public BatchWork {
+ public:
+  GpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options)
+      : source_(std::move(source)), plan_(plan), options_(options),
+        finish_(MakeFinishParams(plan, options.dtype, options.layout)), processor_(plan, finish_, options.dct_scaling) {}
+  ~GpuExecutor() override;
+
+  Status Init();
+  std::shared_ptr<RingBatch> NewBatch() override { return std::make_shared<GpuBatch>(); }
+  void Start(const std::shared_ptr<RingBatch>& batch) override;
+  bool Admit(const std::deque<std::shared_ptr<RingBatch>>& in_flight) override;
+  void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
+  std::string Describe(const RingBatch& batch) const override;
+  void Taken(RingBatch& batch) override;
+  void FillStats(LoaderStats* stats) const override;
+  void ResetStats() override;
+
+ private:
+  Status InitFinish();
+  void Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, int io_thread);
+  void PlanBatch(const BatchPtr& b);
+  Status SizeAndAllocate(GpuBatch* b);
+  void DecodeOnEngines(const BatchPtr& b, const std::vector<int>& members, int engine_thread);
+  void WhenEnginesFinish(const BatchPtr& b, cudaStream_t stream);
+  void DecodeCpuSide(const BatchPtr& b, int i, int worker);
+  void Done(const BatchPtr& b, int count);
+  // Auto mode: called once when the batch's CPU side is done and once when its engine part is
+  // (a host callback on the engine stream, so no thread waits for it); the second call tells the
+  // scheduler which side finished later.
+  void Timed(BatchTiming& t);
+  void Launch(const BatchPtr& b);
+  std::string NameOf(const GpuBatch& b, int i) const { return source_->name(b.samples[static_cast<size_t>(i)]); }
+
+  std::shared_ptr<const Source> source_;
+  const Plan& plan_;
+  LoaderOptions options_;
+  FinishParams finish_;
+  SampleProcessor processor_;
+  std::unique_ptr<RouteScheduler> scheduler_;
+  int64_t sample_bytes_ = 0;
+  std::atomic<int64_t> batch_estimate_{0};  // device bytes one batch takes (largest seen)
+
+  std::shared_ptr<DevicePool> pool_;
+  std::shared_ptr<HostPool> pinned_;
+  std::shared_ptr<HostPool> host_;
+  std::unique_ptr<GpuDecoders> decoders_;
+  std::vector<std::unique_ptr<CudaStream>> streams_;
+  uint8_t* lut_dev_ = nullptr;
+  size_t lut_bytes_ = 0;
+  GpuFinish gpu_finish_;
+  BatchTrace trace_;
+  std::atomic<int64_t> route_samples_[kNumRoutes] = {};
+
+  std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
+  std::vector<std::unique_ptr<WorkerScratch>> scratch_;
+
+  // Threads are joined in the reverse order of who submits to whom: the reader (its last read of
+  // a batch plans it and submits its decodes), then the engine threads (their rejects go to the
+  // compute threads), then the compute threads. Declared in the opposite order.
+  std::unique_ptr<ThreadPool> compute_pool_;
+  std::unique_ptr<ThreadPool> hw_pool_;
+  std::unique_ptr<Reader> reader_;
+};
+
+Status GpuExecutor::Init() {
+  const int dev = options_.device.index;
+  SLUICE_RETURN_IF_ERROR(CheckCudaDevice(dev));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(dev));
+  if (plan_.fixed_size())
+    sample_bytes_ = static_cast<int64_t>(plan_.out_height()) * plan_.out_width() * 3 *
+                    static_cast<int64_t>(DTypeSize(options_.dtype));
+  const int io = *options_.io_threads, threads = *options_.num_threads;
+  SLUICE_ASSIGN_OR_RETURN(pool_, DevicePool::Create(dev, options_.gpu_memory_budget));
+  pinned_ = HostPool::Create(PinnedAllocator());
+  host_ = HostPool::Create();
+  SLUICE_ASSIGN_OR_RETURN(decoders_, GpuDecoders::Create(pool_.get(), options_.decode_route, threads));
+  scheduler_ = std::make_unique<RouteScheduler>(threads, decoders_->has_hardware(), decoders_->has_hybrid());
+  for (int i = 0; i < *options_.prefetch + 1; ++i) {
+    streams_.push_back(std::make_unique<CudaStream>());
+    SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
+  }
+  SLUICE_RETURN_IF_ERROR(InitFinish());
+  batch_estimate_.store(2 * (sample_bytes_ > 0 ? sample_bytes_ : 1 << 20) * options_.batch_size);
+  for (int i = 0; i < io; ++i) io_decoders_.push_back(std::make_unique<ImageDecoder>());
+  for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
+  compute_pool_ = std::make_unique<ThreadPool>(threads, "sluice-cpu");
+  hw_pool_ = std::make_unique<ThreadPool>(GpuDecoders::kEngineThreads, "sluice-nvjpeg");
+  reader_ = std::make_unique<Reader>(source_, io, [host = host_](size_t n) { return host->Allocate(n); }, &counters_);
+  return Status::OK();
+}
+
+// The finish step's lookup tables, once, on the device.
+Status GpuExecutor::InitFinish() {
+  const FinishLut lut = FinishLut::Build(finish_);
+  const cudaStream_t s = streams_[0]->get();
+  lut_bytes_ = sizeof(lut.f32) + sizeof(lut.f16);
+  SLUICE_ASSIGN_OR_RETURN(void* lut_dev, pool_->Allocate(lut_bytes_, s));
+  lut_dev_ = static_cast<uint8_t*>(lut_dev);
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(lut_dev_, lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice, s));
+  SLUICE_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(lut_dev_ + sizeof(lut.f32), lut.f16, sizeof(lut.f16), cudaMemcpyHostToDevice, s));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s));
+  gpu_finish_ = GpuFinish{options_.dtype, options_.layout, reinterpret_cast<const float*>(lut_dev_),
+                          reinterpret_cast<const uint16_t*>(lut_dev_ + sizeof(lut.f32))};
+  return Status::OK();
+}
+
+GpuExecutor::~GpuExecutor() {
+  if (BatchTrace::Enabled()) std::fputs(trace_.Summary().c_str(), stderr);
+  reader_.reset();
+  hw_pool_.reset();
+  compute_pool_.reset();
+  if (pool_ == nullptr) return;
+  cudaSetDevice(options_.device.index);
+  for (auto& s : streams_) cudaStreamSynchronize(s->get());
+  if (lut_dev_ != nullptr) pool_->Free(lut_dev_, lut_bytes_, nullptr);
+  decoders_.reset();  // waits for the engine streams, whose callbacks use the scheduler
+}
+
+// Admit a batch only while the budget has room for it: the pool's usage, plus an estimate (with a
+// quarter of headroom, as batches vary) for this batch and each admitted one not yet allocated.
+bool GpuExecutor::Admit(const std::deque<std::shared_ptr<RingBatch>>& in_flight) {
+  int64_t unsized = 1;
+  for (const auto& b : in_flight) unsized += static_cast<const GpuBatch&>(*b).sized.load() ? 0 : 1;
+  return pool_->usage().in_use_bytes + unsized * (batch_estimate_.load() * 5 / 4) <= pool_->budget();
+}
+
+void GpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
+  BatchPtr b = std::static_pointer_cast<GpuBatch>(batch);
+  b->stream = streams_[static_cast<size_t>(b->index) % streams_.size()]->get();
+  const int n = static_cast<int>(b->samples.size());
+  b->gpu.resize(static_cast<size_t>(n));
+  b->pending.store(n);
+  b->timing->Mark(BatchTrace::kScheduled);
+  if (n == 0) return PlanBatch(b);
+  for (int i = 0; i < n; ++i)
+    reader_->Read(b->samples[static_cast<size_t>(i)], &b->cancelled,
+                  [this, b, i](Result<SampleBytes> bytes, int io_thread) { Prepare(b, i, std::move(bytes), io_thread); });
+}
+
+// On the I/O thread: the header and the geometry.
+void GpuExecutor::Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, int io_thread) {
+  GpuSample& s = b->gpu[static_cast<size_t>(i)];
+  Status& status = b->status[static_cast<size_t>(i)];
+  if (!bytes.ok()) {
+    if (bytes.status().code() != StatusCode::kCancelled) status = bytes.status();
+  } else {
+    s.bytes = std::move(bytes).value();
+    ScopedTimer timer(&counters_.decode_ns);
+    const int64_t index = b->samples[static_cast<size_t>(i)];
+    const Status st = processor_.Prepare(s.bytes.data, s.bytes.size,
+                                         SampleKey{options_.seed, static_cast<uint64_t>(b->epoch),
+                                                   static_cast<uint64_t>(index)},
+                                         io_decoders_[static_cast<size_t>(io_thread)].get(), &s.info, &s.geo);
+    if (!st.ok()) status = st.WithPrefix(NameOf(*b, i));
+    // Whether the bitstream looks whole: truncated or damaged files go to the CPU decoder, which
+    // names the damage as the CPU path does (nvJPEG would decode them to grey or garbage without
+    // a word). A scan of the whole file, so here, in parallel.
+    if (st.ok() && s.info.format == ImageFormat::kJpeg && options_.decode_route != DecodeRoute::kCpu)
+      s.intact = s.info.progressive ? JpegHasEndMarker(s.bytes.data, s.bytes.size)
+                                    : JpegScanLooksIntact(s.bytes.data, s.bytes.size);
+  }
+  if (b->pending.fetch_sub(1) == 1) PlanBatch(b);
+}
+
+Status GpuExecutor::SizeAndAllocate(GpuBatch* b) {
+  cudaSetDevice(options_.device.index);
+  AssignRoutes(b, options_.decode_route, decoders_->has_hardware(), decoders_->has_hybrid(), scheduler_.get());
+  const int64_t estimate = LayOutBatch(b, plan_, options_.dtype, sample_bytes_);
+  for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {
+  }
+  return AllocateBatch(b, pool_.get(), pinned_.get());
+}
+
+// After the last read: routes and memory, then the decodes, each route on its threads.
+void GpuExecutor::PlanBatch(const BatchPtr& b) {
+  if (b->cancelled.load(std::memory_order_relaxed)) return MarkDone(*b);
+  b->timing->Mark(BatchTrace::kPrepared);
+  b->batch_status = SizeAndAllocate(b.get());
+  b->sized.store(true);
+  if (!b->batch_status.ok()) return Launch(b);  // releases what was allocated
+  std::vector<int> hw, cpu_side;
+  for (size_t i = 0; i < b->gpu.size(); ++i)
+    if (b->status[i].ok()) (b->gpu[i].route == DecodeRoute::kHardware ? hw : cpu_side).push_back(static_cast<int>(i));
+  b->timing->planned_ns = NowNs();
+  b->timing->Mark(BatchTrace::kPlanned);
+  b->timing->has_hw = !hw.empty();
+  b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
+  if (!hw.empty())
+    hw_pool_->Submit([this, b, hw = std::move(hw)](int t) { DecodeOnEngines(b, hw, t); });
+  for (int i : cpu_side) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
+  Done(b, 1);
+}
+
+void GpuExecutor::DecodeOnEngines(const BatchPtr& b, const std::vector<int>& members, int engine_thread) {
+  cudaSetDevice(options_.device.index);
+  std::vector<int> fallback;
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    ScopedTimer timer(&counters_.decode_ns);
+    b->timing->Mark(BatchTrace::kEngineStart);
+    // The engines may write the arena when the call is made rather than in stream order (a
+    // device-side wait did not hold them back in torchcodec PR 1634's measurements on the H100),
+    // and the arena may be memory an earlier batch's kernel reads until the batch's stream
+    // reaches the allocation. So the host waits for that point. We could not provoke the race
+    // here (kernels delayed 20 ms gave identical batches without the wait), and the wait costs
+    // nothing measurable: the point has almost always passed.
+    const cudaError_t ready = cudaEventSynchronize(b->alloc_ready);
+    if (ready != cudaSuccess) b->batch_status = CudaStatus(ready, "cudaEventSynchronize");
+    int decoded = 0;
+    fallback = decoders_->DecodeOnEngines(b.get(), members, engine_thread, [&](int i) {
+      const Status st = PackSample(*b, &b->gpu[static_cast<size_t>(i)], decoders_->engine_scratch(engine_thread));
+      if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(NameOf(*b, i));
+      ++decoded;
+    });
+    b->timing->Mark(BatchTrace::kEngineHostEnd);
+    const cudaError_t e = cudaEventRecord(b->hw_done, decoders_->engine_stream(engine_thread));
+    if (e != cudaSuccess) b->batch_status = CudaStatus(e, "cudaEventRecord");
+    b->used_hw = true;
+    route_samples_[RouteIndex(DecodeRoute::kHardware)].fetch_add(decoded, std::memory_order_relaxed);
+  }
+  for (int i : fallback) {  // back to full-image coordinates, for libjpeg-turbo
+    GpuSample& s = b->gpu[static_cast<size_t>(i)];
+    s.route = DecodeRoute::kCpu;
+    ShiftRegion(&s.geo.segments[0], -s.roi.x, -s.roi.y);
+  }
+  b->pending.fetch_add(static_cast<int>(fallback.size()));
+  for (int i : fallback) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
+  if (b->used_hw && (options_.decode_route == DecodeRoute::kAuto || BatchTrace::Enabled()))
+    WhenEnginesFinish(b, decoders_->engine_stream(engine_thread));
+  Done(b, 1);
+}
+
+// When the engines finish, for the scheduler, from a host callback: nothing waits for it. (The
+// destructor waits for the engine streams, so `this` outlives the callback.)
+void GpuExecutor::WhenEnginesFinish(const BatchPtr& b, cudaStream_t stream) {
+  using Hold = std::pair<GpuExecutor*, std::shared_ptr<BatchTiming>>;
+  auto* hold = new Hold(this, b->timing);
+  const cudaError_t cb = cudaLaunchHostFunc(
+      stream,
+      [](void* p) {
+        auto* h = static_cast<Hold*>(p);
+        h->second->hw_finished_ns.store(NowNs());
+        h->second->Mark(BatchTrace::kEngineDone);
+        h->first->Timed(*h->second);
+        delete h;
+      },
+      hold);
+  if (cb != cudaSuccess) {
+    delete hold;
+    Timed(*b->timing);
+  }
+}
+
+void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
+  GpuSample& s = b->gpu[static_cast<size_t>(i)];
+  if (decoders_->has_hardware() && options_.decode_route == DecodeRoute::kAuto) {
+    // Decode threads yield to the threads that feed the engines (a few nice levels lower).
+    thread_local bool lowered = false;
+    if (!lowered) {
+      lowered = true;
+      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kDecodeNice);
+    }
+  }
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    cudaSetDevice(options_.device.index);
+    WorkerScratch* w = scratch_[static_cast<size_t>(worker)].get();
+    const int64_t t0 = NowNs();
+    Status st;
+    if (s.route == DecodeRoute::kHybrid) {
+      ScopedTimer timer(&counters_.decode_ns);
+      st = decoders_->DecodeHybrid(worker, s, b->stream);
+      if (!st.ok()) {  // unsupported or damaged: libjpeg-turbo decides, and names the reason
+        s.route = DecodeRoute::kCpu;
+        ShiftRegion(&s.geo.segments[0], -s.roi.x, -s.roi.y);
+      }
+    }
+    if (s.route == DecodeRoute::kCpu) st = DecodeOnCpu(processor_, &s, w, pinned_.get(), pool_.get(), b->stream, &counters_);
+    if (st.ok()) st = PackSample(*b, &s, &w->resize);
+    if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(NameOf(*b, i));
+    route_samples_[RouteIndex(s.route)].fetch_add(1, std::memory_order_relaxed);
+    const int64_t t1 = NowNs();
+    scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(t1 - t0) * 1e-9);
+    for (int64_t f = b->timing->cpu_finished_ns.load();
+         t1 > f && !b->timing->cpu_finished_ns.compare_exchange_weak(f, t1);) {
+    }
+    b->timing->trace[BatchTrace::kCpuSideDone].store(b->timing->cpu_finished_ns.load());
+  }
+  Done(b, 1);
+}
+
+void GpuExecutor::Done(const BatchPtr& b, int count) {
+  if (b->pending.fetch_sub(count) == count) Launch(b);
+}
+
+void GpuExecutor::Timed(BatchTiming& t) {
+  if (t.parts.fetch_add(1) + 1 != (t.has_hw ? 2 : 1)) return;
+  const int64_t hw = t.hw_finished_ns.load(), cpu = t.cpu_finished_ns.load();
+  scheduler_->RecordBatch(hw > 0 ? static_cast<double>(hw - t.planned_ns) * 1e-9 : -1,
+                          cpu > 0 ? static_cast<double>(cpu - t.planned_ns) * 1e-9 : -1);
+}
+
+void GpuExecutor::Launch(const BatchPtr& b) {
+  cudaSetDevice(options_.device.index);
+  {
+    ScopedTimer timer(&counters_.collate_ns);
+    b->timing->Mark(BatchTrace::kLaunched);
+    std::vector<int> kept;
+    for (size_t i = 0; i < b->gpu.size(); ++i)
+      if (b->status[i].ok()) kept.push_back(static_cast<int>(i));
+    if (b->batch_status.ok() && !b->cancelled.load(std::memory_order_relaxed) && !kept.empty())
+      b->batch_status = EnqueueKernels(b.get(), kept, plan_, gpu_finish_, sample_bytes_);
+    if (options_.decode_route == DecodeRoute::kAuto && b->timing->planned_ns > 0) Timed(*b->timing);
+    ReleaseBatch(b.get(), pool_.get());
+  }
+  MarkDone(*b);
+}
+
+void GpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) {
+  auto& b = static_cast<GpuBatch&>(batch);
+  cudaSetDevice(options_.device.index);
+  auto sync = std::make_shared<BatchSync>(b.output);
+  std::shared_ptr<void> owner(b.output, b.output->data);
+  const int64_t n = static_cast<int64_t>(kept.size());
+  const bool nchw = options_.layout == Layout::kNCHW;
+  if (plan_.fixed_size()) {
+    const int64_t H = plan_.out_height(), W = plan_.out_width();
+    out->images = Tensor(owner, b.output->data, nchw ? std::vector<int64_t>{n, 3, H, W} : std::vector<int64_t>{n, H, W, 3},
+                         options_.dtype, options_.device, sync);
+    return;
+  }
+  std::vector<Tensor> list;
+  for (int i : kept) {
+    const GpuSample& s = b.gpu[static_cast<size_t>(i)];
+    const int64_t h = s.desc.out_h, w = s.desc.out_w;
+    list.emplace_back(owner, static_cast<uint8_t*>(b.output->data) + s.out_off,
+                      nchw ? std::vector<int64_t>{3, h, w} : std::vector<int64_t>{h, w, 3}, options_.dtype,
+                      options_.device, sync);
+  }
+  out->image_list = TensorList(std::move(list));
+}
+
+std::string GpuExecutor::Describe(const RingBatch& batch) const {
+  const auto& b = static_cast<const GpuBatch&>(batch);
+  return " " + std::to_string(b.pending.load()) + " parts pending;" + BatchTrace::Describe(b.timing->trace);
+}
+
+void GpuExecutor::Taken(RingBatch& batch) {
+  if (!BatchTrace::Enabled()) return;
+  auto& b = static_cast<GpuBatch&>(batch);
+  b.timing->Mark(BatchTrace::kTaken);
+  trace_.Add(b.timing->trace);
+}
+
+void GpuExecutor::FillStats(LoaderStats* s) const {
+  const HostPool::Usage host = host_->usage();
+  s->host_memory_in_use = host.in_use_bytes;
+  s->host_memory_peak = host.peak_bytes;
+  const DevicePool::Usage dev = pool_->usage();
+  s->gpu_memory_in_use = dev.in_use_bytes;
+  s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
+  s->pinned_memory_peak = pinned_->usage().peak_bytes + decoders_->pinned_peak();
+  for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
+}
+
+void GpuExecutor::ResetStats() {
+  for (auto& r : route_samples_) r.store(0);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BatchWork>> CreateGpuExecutor(std::shared_ptr<const Source> source, const Plan& plan,
+                                                     const LoaderOptions& options) {
+  auto e = std::make_unique<GpuExecutor>(std::move(source), plan, options);
+  SLUICE_RETURN_IF_ERROR(e->Init());
+  return std::unique_ptr<BatchWork>(std::move(e));
+}
+
+}  // namespace sluice
