@@ -1,13 +1,21 @@
 # Sourced on the GPU machine: unpacks the Debian packages carried in .deb/ (made by
-# scripts/fetch_device_debs.sh: libjpeg-turbo,
-# libspng, libwebp, GoogleTest headers and libraries, which that machine lacks) into .deb/root
-# and points the compiler, linker, loader and Python at them.
+# scripts/fetch_device_debs.sh: libjpeg-turbo, libspng, libwebp, GoogleTest headers and libraries,
+# which that machine lacks) into .deb/root, installs the Python wheels carried in .whl/ (pytest and
+# its plugins) into /tmp/site, and points the compiler, linker, loader and Python at them. Once per
+# machine: a second call (or a second script at the same time) finds them done.
 SLUICE_DEB_ROOT=$PWD/.deb/root
-mkdir -p "$SLUICE_DEB_ROOT"
-for f in .deb/*.deb; do dpkg -x "$f" "$SLUICE_DEB_ROOT"; done
+if [ ! -f "$SLUICE_DEB_ROOT/.done" ]; then
+  mkdir -p "$SLUICE_DEB_ROOT"
+  for f in .deb/*.deb; do dpkg -x "$f" "$SLUICE_DEB_ROOT"; done
+  touch "$SLUICE_DEB_ROOT/.done"
+fi
+if [ -d .whl ] && [ ! -f /tmp/site/.done ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
+    touch /tmp/site/.done
+fi
 export CPATH=$SLUICE_DEB_ROOT/usr/include:$SLUICE_DEB_ROOT/usr/include/x86_64-linux-gnu
 export LIBRARY_PATH=$SLUICE_DEB_ROOT/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$SLUICE_DEB_ROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export CMAKE_PREFIX_PATH=$SLUICE_DEB_ROOT/usr
-export PYTHONPATH=$PWD/python
+export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}:/tmp/site
 export PYTHONUNBUFFERED=1

@@ -11,25 +11,76 @@
 #   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader (SYSTEMS,
 #   ROUTE: one or more routes, JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs.
 #   scaling: the same without the tests.
+#   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
 # Logs and JSON results go to $OUT (at most 8 files come back).
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/sluice-out}
+[ "$what" = prepare ] && OUT=/tmp/sluice-prepare  # a later call empties its own $OUT
 mkdir -p "$OUT"
 source scripts/device_env.sh
 PY=$(command -v python3)
 nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 "$PY" -c "import torch, torchvision, PIL; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'PIL', PIL.__version__)"
 
-t0=$(date +%s)
-build=build/gpu; type=Release
-[ "$what" = probe ] && { build=build/probe; type=RelWithDebInfo; }  # symbols for gdb
-# scaling shares the tests' build (function names are enough for the stacks of a hang)
-cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=$type -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-target=(); { [ "$what" = probe ] || [ "$what" = scaling ]; } && target=(--target _core)
-rm -f python/sluice/_core*.so  # both build dirs write it: relink it from this one
-cmake --build $build -j "$(nproc)" "${target[@]}" >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
-echo "build: $(( $(date +%s) - t0 ))s"
+# Builds the tree in $1 (this one, or OLD) into $1/$2 with 16 cores; logs to $OUT/build_<name>.log.
+build_tree() {
+  local tree=$1 dir=$2 type=$3 name=$4 t0; t0=$(date +%s)
+  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ]; } && target=(--target _core)
+  (cd "$tree" &&
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON \
+      -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build_$name.log" 2>&1 &&
+    rm -f python/sluice/_core*.so &&  # both build dirs write it: relink it from this one
+    cmake --build "$dir" -j "$(nproc)" "${target[@]}" >>"$OUT/build_$name.log" 2>&1) ||
+    { grep -E "error|Error" "$OUT/build_$name.log" | head -30; return 1; }
+  echo "build $name: $(( $(date +%s) - t0 ))s"
+}
+
+# Datasets (a) and (b), kept by a warm machine.
+make_datasets() {
+  [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet && touch /tmp/data_a.done; }
+  [ -f /tmp/data_b.done ] || { "$PY" -m sluice make-dataset /tmp/data_b -n "${N:-4096}" --preset small --quiet && touch /tmp/data_b.done; }
+}
+
+# prepare (run it in the background with setsid): this tree's build, the datasets, and OLD's build
+# when OLD names another tree (a `git archive` of the commit before a change, carried); markers in
+# /tmp tell a later call what is done.
+if [ "$what" = prepare ]; then
+  if build_tree . build/gpu Release new; then touch /tmp/built_new; else touch /tmp/built_new.failed; fi
+  make_datasets && touch /tmp/datasets.done
+  if [ -n "${OLD:-}" ]; then build_tree "$OLD" build/gpu Release old || echo "the build of $OLD failed"; fi
+  touch /tmp/prepared
+  exit 0
+fi
+wait_for() {  # a marker file ($1, or $1.failed); at most ${2:-560} s
+  local waited=0
+  while [ ! -f "$1" ] && [ ! -f "$1.failed" ] && [ $waited -lt "${2:-560}" ]; do sleep 2; waited=$((waited + 2)); done
+  [ -f "$1" ]
+}
+if [ -f /tmp/built_new ] || [ -f /tmp/built_new.failed ] || pgrep -f "device_run.sh prepare" >/dev/null; then
+  wait_for /tmp/built_new || { echo "the background build failed"; tail -30 /tmp/sluice-prepare/build_new.log; exit 1; }
+elif [ "$what" = probe ]; then
+  build_tree . build/probe RelWithDebInfo probe || exit 1  # symbols for gdb
+else
+  build_tree . build/gpu Release new || exit 1
+fi
+
+# compare: the GPU benchmark's sluice rows (ROWS) on (a) and (b) for this tree and for OLD, in
+# turns (new, old, new, old: ROUNDS rounds), so that the difference between the two trees reads
+# against the run-to-run difference of each (DATASETS: the datasets, (a) and (b)). Waits for prepare.
+if [ "$what" = compare ]; then
+  wait_for /tmp/prepared || { echo "prepare did not finish"; exit 1; }
+  for round in $(seq "${ROUNDS:-2}"); do
+    trees=(. "$OLD"); [ $((round % 2)) = 0 ] && trees=("$OLD" .)  # the order alternates
+    for tree in "${trees[@]}"; do
+      name=new; [ "$tree" = . ] || name=old
+      (cd "$tree" && PYTHONPATH=$PWD/python timeout 280 "$PY" bench/gpu_bench.py ${DATASETS:-/tmp/data_a /tmp/data_b} \
+        --seconds "${SECONDS_PER_ROW:-6}" --timeout 90 --rows "${ROWS:-sluice GPU auto,sluice GPU hardware,sluice CPU}" \
+        --json "$OUT/compare_${name}_$round.json" 2>&1 | grep -E "^\|" | sed "s/^/$name $round /")
+    done
+  done
+  exit 0
+fi
 
 summary=()
 if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = multigpu ]; then
@@ -84,9 +135,7 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
 fi
 if [ "$what" != tests ]; then
   t1=$(date +%s)
-  # A warm machine keeps the datasets of an earlier call.
-  [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet | tee -a "$OUT/bench.log" && touch /tmp/data_a.done; }
-  [ -f /tmp/data_b.done ] || { "$PY" -m sluice make-dataset /tmp/data_b -n "${N:-4096}" --preset small --quiet | tee -a "$OUT/bench.log" && touch /tmp/data_b.done; }
+  make_datasets | tee -a "$OUT/bench.log"
   echo "datasets: $(( $(date +%s) - t1 ))s"
   timeout "${GPUBENCH_TIMEOUT:-560}" "$PY" bench/gpu_bench.py /tmp/data_a /tmp/data_b --seconds "${SECONDS_PER_ROW:-8}" \
     --timeout 90 --json "$OUT/gpu.json" 2>&1 | tee -a "$OUT/gpubench.log" | grep -v "^  "
