@@ -78,7 +78,7 @@ void BatchRing::ReportStall(int64_t waited_s) const {
   std::string out = "sluice: waited " + std::to_string(waited_s) + " s for a batch (ms since each was scheduled):\n";
   for (const auto& b : in_flight_)
     out += "  batch " + std::to_string(b->index) + " of epoch " + std::to_string(b->epoch) + (b->done ? ", done" : "") +
-           ":" + work_->Describe(*b) + "\n";
+           ": " + work_->Describe(*b) + "\n";
   std::fputs(out.c_str(), stderr);
 }
 

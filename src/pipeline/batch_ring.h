@@ -63,7 +63,7 @@ class BatchWork {
   virtual bool Admit(const std::deque<std::shared_ptr<RingBatch>>&) { return true; }
   // The images of a finished batch's `kept` samples (in that order) into `out`.
   virtual void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) = 0;
-  // Where a batch in flight stands, for a stall report (" 3 samples pending").
+  // Where a batch in flight stands, for a stall report ("3 samples pending").
   virtual std::string Describe(const RingBatch& batch) const = 0;
   // The consumer took `batch` (for tracing).
   virtual void Taken(RingBatch&) {}

@@ -114,7 +114,7 @@ void CpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch
 }
 
 std::string CpuExecutor::Describe(const RingBatch& batch) const {
-  return " " + std::to_string(static_cast<const CpuBatch&>(batch).remaining.load()) + " samples pending";
+  return std::to_string(static_cast<const CpuBatch&>(batch).remaining.load()) + " samples pending";
 }
 
 void CpuExecutor::FillStats(LoaderStats* s) const {

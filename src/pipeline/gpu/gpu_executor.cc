@@ -375,7 +375,7 @@ void GpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch
 
 std::string GpuExecutor::Describe(const RingBatch& batch) const {
   const auto& b = static_cast<const GpuBatch&>(batch);
-  return " " + std::to_string(b.pending.load()) + " parts pending;" + BatchTrace::Describe(b.timing->trace);
+  return std::to_string(b.pending.load()) + " parts pending;" + BatchTrace::Describe(b.timing->trace);
 }
 
 void GpuExecutor::Taken(RingBatch& batch) {
