@@ -123,6 +123,13 @@ struct RandomGrayscale {
   double p = 0.1;
 };
 
+// torchvision's RandomSolarize: with probability p, every channel value at or above `threshold`
+// (pixel values, at most 255) becomes 255 - value. A pixel-stage transform, placed like ColorJitter.
+struct RandomSolarize {
+  double threshold = 128.0;
+  double p = 0.5;
+};
+
 // torchvision's GaussianBlur: sigma drawn uniformly from `sigma` per sample (the same on both
 // axes); a kernel_w x kernel_h kernel (odd sizes, at most 63), reflect padding. A pixel-stage
 // transform, placed like ColorJitter (after the crops, resizes and padding).
@@ -226,7 +233,7 @@ struct Normalize {
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
                                RandomVerticalFlip, Pad, RandomRotation, RandomAffine, ColorJitter,
                                RandomGrayscale, GaussianBlur, RandAugment, TrivialAugmentWide, Cutout,
-                               RandomErasing, GridMask, GaussianNoise, Normalize, Lambda>;
+                               RandomErasing, GridMask, GaussianNoise, Normalize, Lambda, RandomSolarize>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

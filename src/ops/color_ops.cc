@@ -1,5 +1,5 @@
-// The op table's entries for ColorJitter and RandomGrayscale: colour steps on the resampled image
-// (kernels/color).
+// The op table's entries for ColorJitter, RandomGrayscale and RandomSolarize: colour steps on the
+// resampled image (kernels/color).
 #include <cmath>
 #include <utility>
 
@@ -63,6 +63,21 @@ void RegisterColorOps(OpRegistry* registry) {
     return Status::OK();
   };
   registry->Add(std::move(gray));
+
+  OpSpec<RandomSolarize> solarize{"RandomSolarize", OpKind::kPixel};
+  solarize.fields = {Field<&RandomSolarize::threshold>("threshold"), Field<&RandomSolarize::p>("p")};
+  solarize.validate = [](const RandomSolarize& t) -> Status {
+    if (!(std::isfinite(t.threshold) && t.threshold <= 255.0))
+      return InvalidArgument("RandomSolarize: threshold should be less or equal the maximum value of the dtype "
+                             "(255 for uint8 pixels), got ", t.threshold);
+    return CheckProbability("RandomSolarize", t.p);
+  };
+  solarize.place = [](const RandomSolarize&, ListState* list) { return list->AddPixelSteps(1, 0); };
+  solarize.draw = [](const RandomSolarize& t, SampleDraw* d) {
+    if (d->rng().Bernoulli(t.p)) d->AddColor(ColorKind::kSolarize, t.threshold);
+    return Status::OK();
+  };
+  registry->Add(std::move(solarize));
 }
 
 }  // namespace sluice

@@ -12,7 +12,7 @@ namespace sluice {
 void RegisterResizeCropOps(OpRegistry* registry);  // RandomResizedCrop, Resize, CenterCrop, RandomCrop, Pad
 void RegisterFlipOps(OpRegistry* registry);        // RandomHorizontalFlip, RandomVerticalFlip
 void RegisterAffineOps(OpRegistry* registry);      // RandomRotation, RandomAffine
-void RegisterColorOps(OpRegistry* registry);       // ColorJitter, RandomGrayscale
+void RegisterColorOps(OpRegistry* registry);       // ColorJitter, RandomGrayscale, RandomSolarize
 void RegisterBlurOp(OpRegistry* registry);         // GaussianBlur
 void RegisterAugmentOps(OpRegistry* registry);     // RandAugment, TrivialAugmentWide
 void RegisterEraseOps(OpRegistry* registry);       // Cutout, RandomErasing, GridMask

@@ -20,7 +20,7 @@ TEST(OpRegistryTest, EveryTransformIsRegisteredOnce) {
     for (const char* name : {"RandomResizedCrop", "Resize", "CenterCrop", "RandomCrop", "RandomHorizontalFlip",
                              "RandomVerticalFlip", "Pad", "RandomRotation", "RandomAffine", "ColorJitter",
                              "RandomGrayscale", "GaussianBlur", "RandAugment", "TrivialAugmentWide", "Cutout",
-                             "RandomErasing", "GridMask", "GaussianNoise", "Normalize", "Lambda"})
+                             "RandomErasing", "GridMask", "GaussianNoise", "Normalize", "Lambda", "RandomSolarize"})
       if (const OpDef* d = ops.FindByName(name); d != nullptr && d->make().index() == i) def = d;
     ASSERT_NE(def, nullptr) << "alternative " << i << " has no entry";
     EXPECT_TRUE(names.insert(def->name).second) << def->name;

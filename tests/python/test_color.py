@@ -258,3 +258,57 @@ def test_to_tensor_contradicts_uint8(small_folder):
     loader = sluice.Loader(small_folder, [T.Resize((40, 40)), T.ToTensor()], batch_size=2, output="numpy")
     x, _ = next(iter(loader))
     assert x.dtype == np.float32 and 0.0 <= x.min() and x.max() <= 1.0
+
+
+# --- RandomSolarize ----------------------------------------------------------------------------
+
+def oracle_solarize(img, threshold):
+    return np.where(img.astype(F32) >= F32(threshold), 255 - img, img).astype(np.uint8)
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 100.5, 128, 255])
+def test_solarize_matches_the_oracle_exactly(threshold):
+    data = jpeg(61, 47, seed=3)
+    plain = run_sample(data, [T.Resize((40, 30))])
+    got = run_sample(data, [T.Resize((40, 30)), T.RandomSolarize(threshold, p=1.0)])
+    np.testing.assert_array_equal(got, oracle_solarize(plain, threshold))
+    # p = 0 leaves the image alone; threshold 0 inverts every value
+    np.testing.assert_array_equal(run_sample(data, [T.Resize((40, 30)), T.RandomSolarize(threshold, p=0.0)]), plain)
+    if threshold == 0:
+        np.testing.assert_array_equal(got, 255 - plain)
+
+
+def test_solarize_is_drawn_per_sample_with_probability_p():
+    data = jpeg(32, 32, seed=4)
+    plain = run_sample(data, [T.Resize((16, 16))])
+    tf = [T.Resize((16, 16)), T.RandomSolarize(64, p=0.3)]
+    applied = [not np.array_equal(run_sample(data, tf, index=i), plain) for i in range(400)]
+    assert 0.24 < np.mean(applied) < 0.36  # binomial(400, 0.3): 4.7 sigma
+    assert applied == [not np.array_equal(run_sample(data, tf, index=i), plain) for i in range(400)]
+    assert [s[0] for s in drawn_steps([T.RandomSolarize(64, p=1.0)], 32, 32, 0, 0)] == ["solarize"]
+
+
+def test_solarize_matches_torchvision():
+    F = pytest.importorskip("torchvision.transforms.v2.functional")
+    torch = pytest.importorskip("torch")
+    data = jpeg(61, 47, seed=5)
+    plain = run_sample(data, [T.Resize((40, 30))])
+    got = run_sample(data, [T.Resize((40, 30)), T.RandomSolarize(100.5, p=1.0)])
+    theirs = F.solarize(torch.from_numpy(plain).permute(2, 0, 1).contiguous(), 100.5).permute(1, 2, 0).numpy()
+    np.testing.assert_array_equal(got, theirs)
+
+
+@pytest.mark.parametrize("kwargs, exc, words", [
+    (dict(threshold=256), ValueError, "RandomSolarize: threshold should be less or equal the maximum value"),
+    (dict(threshold=float("nan")), ValueError, "RandomSolarize: threshold"),
+    (dict(threshold="a"), TypeError, "RandomSolarize: threshold must be a number"),
+    (dict(threshold=10, p=1.5), ValueError, r"RandomSolarize: p must be in \[0, 1\]"),
+])
+def test_bad_solarize_arguments(kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        T.RandomSolarize(**kwargs)
+
+
+def test_solarize_after_normalize_is_refused(small_folder):
+    with pytest.raises(NotImplementedError, match="RandomSolarize after Normalize is not supported"):
+        sluice.Loader(small_folder, [T.Resize((8, 8)), T.Normalize([0.5] * 3, [0.5] * 3), T.RandomSolarize(10)])

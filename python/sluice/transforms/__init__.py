@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .base import Compose, InterpolationMode, Transform
 from .batch import BatchLambda, BatchTransform, CutMix, MixUp, RandomChoice, _common_num_classes
-from .color import ColorJitter, GaussianBlur, RandAugment, RandomGrayscale, TrivialAugmentWide
+from .color import ColorJitter, GaussianBlur, RandAugment, RandomGrayscale, RandomSolarize, TrivialAugmentWide
 from .compile import compile_specs, flatten, split_batch_functions
 from .finish import Cutout, GaussianNoise, GridMask, Normalize, RandomErasing, ToTensor
 from .functions import Lambda
@@ -39,6 +39,7 @@ __all__ = [
     "RandomErasing",
     "ColorJitter",
     "RandomGrayscale",
+    "RandomSolarize",
     "GaussianBlur",
     "RandAugment",
     "TrivialAugmentWide",

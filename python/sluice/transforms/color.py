@@ -52,6 +52,18 @@ class RandomGrayscale(Transform):
         return dict(p=self.p)
 
 
+class RandomSolarize(Transform):
+    """torchvision's ``RandomSolarize``: with probability ``p``, every channel value at or above
+    ``threshold`` (a pixel value) becomes ``255 - value``. Put it after the crops and resizes."""
+
+    def __init__(self, threshold: float, p: float = 0.5):
+        self.threshold, self.p = threshold, p
+        self._spec()
+
+    def _fields(self):
+        return dict(threshold=self.threshold, p=self.p)
+
+
 class GaussianBlur(Transform):
     """torchvision's ``GaussianBlur``: a Gaussian kernel of ``kernel_size`` (an odd int, or
     (width, height), at most 63) with sigma drawn uniformly from ``sigma`` (a number, or
