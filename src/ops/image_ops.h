@@ -9,10 +9,10 @@
 
 namespace sluice {
 
-void RegisterResizeCropOps(OpRegistry* registry);  // RandomResizedCrop, Resize, CenterCrop, RandomCrop, Pad
-void RegisterFlipOps(OpRegistry* registry);        // RandomHorizontalFlip, RandomVerticalFlip
-void RegisterAffineOps(OpRegistry* registry);      // RandomRotation, RandomAffine
-void RegisterColorOps(OpRegistry* registry);       // ColorJitter, RandomGrayscale, RandomSolarize
+void RegisterResizeCropOps(OpRegistry* registry);  // crops, resizes, padding
+void RegisterFlipOps(OpRegistry* registry);        // flips
+void RegisterAffineOps(OpRegistry* registry);      // rotations, affine warps
+void RegisterColorOps(OpRegistry* registry);       // colour steps
 void RegisterBlurOp(OpRegistry* registry);         // GaussianBlur
 void RegisterAugmentOps(OpRegistry* registry);     // RandAugment, TrivialAugmentWide
 void RegisterEraseOps(OpRegistry* registry);       // Cutout, RandomErasing, GridMask

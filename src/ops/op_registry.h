@@ -73,8 +73,11 @@ class OpRegistry {
   // Whether every transform type has an entry.
   bool Complete() const;
 
- private:
   static constexpr size_t kNumTypes = std::variant_size_v<transforms::Transform>;
+  // The entries, by the index of their type in transforms::Transform.
+  const std::array<OpDef, kNumTypes>& entries() const { return ops_; }
+
+ private:
   std::array<OpDef, kNumTypes> ops_;
 };
 
