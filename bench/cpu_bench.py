@@ -149,7 +149,7 @@ def pil_decode_rate(paths, seconds: float, draft: bool) -> float:
     while time.perf_counter() - t0 < seconds:
         for b in blobs:
             im = Image.open(io.BytesIO(b))
-            if draft:  # 1/2 DCT scale, as REFERENCE.md's "PIL decode with draft" row
+            if draft:  # 1/2 DCT scale: PIL decode with draft
                 im.draft("RGB", (im.width // 2, im.height // 2))
             im.convert("RGB")
             n += 1

@@ -5,7 +5,8 @@ illumination gradients, 1/f ("pink") textures, objects with hard edges, stripes,
 noise. Sizes, quality and chroma subsampling are knobs. Only NumPy and sluice's own libjpeg-turbo
 encoder are used.
 
-Presets follow the two datasets in REFERENCE.md, plus a Pascal VOC-like one:
+Presets follow the two datasets of the GPU and CPU benchmarks (docs/benchmarks.md), plus a Pascal
+VOC-like one:
     imagenet: 400-600 px wide, ~0.2 MP, 4:4:4, quality 90-96, noisy (~145 KiB, like ImageNet's
               4:4:4 q96 files but heavier)
     small:    ~0.156 MP, 4:2:0, quality 85-95, smoother (~32 KiB)

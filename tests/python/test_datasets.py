@@ -1,5 +1,5 @@
 """The synthetic dataset generator: deterministic, photo-like statistics, and the presets'
-sizes match REFERENCE.md's two datasets."""
+sizes match the benchmarks' two datasets (docs/benchmarks.md)."""
 from __future__ import annotations
 
 import numpy as np
