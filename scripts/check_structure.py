@@ -115,8 +115,13 @@ def include_problems(rel: Path, text: str) -> list[str]:
 def cycle_problems(root: Path) -> list[str]:
     """Cycles among kernel folders (kernels/<op>/) and among op files (ops/<file>)."""
     out = []
-    for folder, key in (("src/kernels", lambda inc: inc.split("/")[1] if inc.startswith("kernels/") and inc.count("/") > 1 else None),
-                        ("src/ops", lambda inc: Path(inc).stem if inc.startswith("ops/") else None)):
+    def kernel_folder(inc: str):
+        return inc.split("/")[1] if inc.startswith("kernels/") and inc.count("/") > 1 else None
+
+    def op_file(inc: str):
+        return Path(inc).stem if inc.startswith("ops/") else None
+
+    for folder, key in (("src/kernels", kernel_folder), ("src/ops", op_file)):
         edges: dict[str, set[str]] = {}
         for p in (root / folder).rglob("*"):
             if p.suffix not in CPP or is_test(p):

@@ -98,7 +98,8 @@ class BatchFunctions:
                 owned = owned and out is images
                 images = out
             elif isinstance(t, MixUp):
-                images, labels, owned = _mix(images, params["lam"], as_torch), _mix(labels, params["lam"], as_torch), True
+                images, labels = _mix(images, params["lam"], as_torch), _mix(labels, params["lam"], as_torch)
+                owned = True
             elif isinstance(t, CutMix):
                 out = _cut(images, params["box"], layout, as_torch, owned)
                 owned = owned or out is not images  # a copy is ours

@@ -77,8 +77,9 @@ class Loader:
         output: ``"torch"``, ``"numpy"`` or ``"auto"`` (torch when installed).
         decode_route: GPU path only. ``"auto"`` splits each batch between the JPEG engines and
             the CPU-side decoders by what the batches before it measured (not reproducible bit
-            for bit: which decoder a sample gets depends on timing); ``"hardware"``, ``"hybrid"`` or ``"cpu"`` pin one (files a
-            route cannot take fall back: hardware, then hybrid, then cpu). With several ranks
+            for bit: which decoder a sample gets depends on timing); ``"hardware"``, ``"hybrid"``
+            or ``"cpu"`` pin one (files a route cannot take fall back: hardware, then hybrid,
+            then cpu). With several ranks
             (``world_size > 1``) ``"auto"`` means ``"hardware"``: on two GPUs under DDP, "auto"
             was seen to hang (nvJPEG freeing memory while an NCCL kernel held the device).
         gpu_memory_budget: GPU path only: bytes of GPU memory (and of pinned host memory) the

@@ -74,7 +74,8 @@ void NameField(nb::class_<LoaderOptions>& c, const char* name) {
   c.def_prop_rw(
       name, [](const LoaderOptions& o) { return std::string(name_of(o.*member)); },
       [name](LoaderOptions& o, nb::handle v) {
-        if (!nb::isinstance<nb::str>(v)) Raise(PyExc_TypeError, std::string(name) + " must be a string, got " + Describe(v));
+        if (!nb::isinstance<nb::str>(v))
+          Raise(PyExc_TypeError, std::string(name) + " must be a string, got " + Describe(v));
         o.*member = Parsed(parse(nb::cast<std::string>(v)));
       });
 }
@@ -117,7 +118,9 @@ void RegisterLoaderOptions(nb::module_& m) {
   BoolField<&LoaderOptions::dct_scaling>(c, "dct_scaling");
   c.def_prop_rw(
       "gpu_memory_budget", [](const LoaderOptions& o) { return o.gpu_memory_budget; },
-      [](LoaderOptions& o, nb::handle v) { o.gpu_memory_budget = ToInt("gpu_memory_budget", v, LLONG_MIN, LLONG_MAX); });
+      [](LoaderOptions& o, nb::handle v) {
+        o.gpu_memory_budget = ToInt("gpu_memory_budget", v, LLONG_MIN, LLONG_MAX);
+      });
 }
 
 }  // namespace sluice::python

@@ -74,7 +74,8 @@ void SetScalar(const char* op, const OpField& f, nb::handle v, void* p) {
       const long long x = PyLong_AsLongLong(v.ptr());
       if (x == -1 && PyErr_Occurred()) throw nb::python_error();
       if (f.type == FieldType::kByte) {
-        if (x < 0 || x > 255) Raise(PyExc_ValueError, what + " values must be in [0, 255] (pixel values), got " + Repr(v));
+        if (x < 0 || x > 255)
+          Raise(PyExc_ValueError, what + " values must be in [0, 255] (pixel values), got " + Repr(v));
         *static_cast<uint8_t*>(p) = static_cast<uint8_t>(x);
       } else {
         if (x < INT32_MIN || x > INT32_MAX) Raise(PyExc_ValueError, what + " is out of range, got " + Repr(v));
@@ -177,7 +178,8 @@ void RegisterTransforms(nb::module_& m) {
       .def("__getattr__",
            [](Transform& s, const std::string& name) {
              const OpField* f = FindField(ImageOps().Find(s), name);
-             if (f == nullptr) Raise(PyExc_AttributeError, std::string(TransformName(s)) + " has no field '" + name + "'");
+             if (f == nullptr)
+               Raise(PyExc_AttributeError, std::string(TransformName(s)) + " has no field '" + name + "'");
              return GetField(*f, &s);
            })
       .def("__setattr__",

@@ -35,7 +35,8 @@ Status CheckWarp(const char* op, const std::array<double, 2>& degrees, Interpola
   if (!(std::isfinite(degrees[0]) && std::isfinite(degrees[1])))
     return InvalidArgument(op, ": degrees must be finite, got (", degrees[0], ", ", degrees[1], ")");
   if (!(degrees[0] <= degrees[1]))
-    return InvalidArgument(op, ": degrees must be (min, max) with min <= max, got (", degrees[0], ", ", degrees[1], ")");
+    return InvalidArgument(op, ": degrees must be (min, max) with min <= max, got (", degrees[0], ", ", degrees[1],
+                           ")");
   SLUICE_RETURN_IF_ERROR(CheckWarpInterpolation(op, i));
   if (has_center && !(std::isfinite(center[0]) && std::isfinite(center[1])))
     return InvalidArgument(op, ": center must be finite, got (", center[0], ", ", center[1], ")");

@@ -111,7 +111,8 @@ void RegisterCutout(OpRegistry* registry) {
   OpSpec<Cutout> op{"Cutout", OpKind::kErase};
   op.fields = {Field<&Cutout::n_holes>("n_holes"), Field<&Cutout::length>("length")};
   op.validate = [](const Cutout& t) -> Status {
-    if (t.n_holes < 1 || t.n_holes > 16) return InvalidArgument("Cutout: n_holes must be an int in [1, 16], got ", t.n_holes);
+    if (t.n_holes < 1 || t.n_holes > 16)
+      return InvalidArgument("Cutout: n_holes must be an int in [1, 16], got ", t.n_holes);
     if (t.length <= 0) return InvalidArgument("Cutout: length must be a positive int, got ", t.length);
     return Status::OK();
   };

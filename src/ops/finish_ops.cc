@@ -12,7 +12,8 @@ namespace {
 
 Status CheckNormalize(const Normalize& t) {
   for (size_t c = 0; c < 3; ++c) {
-    if (!std::isfinite(t.mean[c]) || !std::isfinite(t.std[c])) return InvalidArgument("Normalize: mean and std must be finite");
+    if (!std::isfinite(t.mean[c]) || !std::isfinite(t.std[c]))
+      return InvalidArgument("Normalize: mean and std must be finite");
     if (t.std[c] == 0.0f)
       return InvalidArgument("Normalize: std evaluated to zero (channel ", c, "), leading to division by zero");
   }

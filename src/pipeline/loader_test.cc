@@ -133,7 +133,8 @@ class LoaderTest : public ::testing::Test {
     return o;
   }
 
-  static std::unique_ptr<Loader> Make(std::shared_ptr<const Source> source, std::vector<T::Transform> t, LoaderOptions o) {
+  static std::unique_ptr<Loader> Make(std::shared_ptr<const Source> source, std::vector<T::Transform> t,
+                                      LoaderOptions o) {
     Result<std::unique_ptr<Loader>> l = Loader::Create(std::move(source), std::move(t), o);
     EXPECT_TRUE(l.ok()) << l.status().ToString();
     return l.ok() ? std::move(*l) : nullptr;

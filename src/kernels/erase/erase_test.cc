@@ -45,7 +45,8 @@ TEST(Erase, CutoutMatchesTheReferenceMaskInEveryLayout) {
     std::vector<std::pair<int, int>> centres;
     EraseOps ops;
     for (int k = 0; k < holes; ++k) {
-      const int y = static_cast<int>(gen() % static_cast<unsigned>(h)), x = static_cast<int>(gen() % static_cast<unsigned>(w));
+      const int y = static_cast<int>(gen() % static_cast<unsigned>(h));
+      const int x = static_cast<int>(gen() % static_cast<unsigned>(w));
       centres.emplace_back(y, x);
       EraseRect& r = ops.rects[ops.num++];
       r.y0 = std::clamp(y - length / 2, 0, h), r.y1 = std::clamp(y + length / 2, 0, h);

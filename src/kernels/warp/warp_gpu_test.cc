@@ -101,7 +101,10 @@ void BilinearAffine(std::mt19937& rng, Case* c, bool center_crop) {
   }
   InverseAffineMatrix(RandomAffineParams(rng), cw, ch, nullptr, c->warp.m);
   c->warp.filter = WarpFilter::kBilinear;
-  for (int k = 0; k < 3; ++k) c->warp.fill[k] = static_cast<uint8_t>(200 - 50 * k), c->warp.pad_fill[k] = static_cast<uint8_t>(1 + k);
+  for (int k = 0; k < 3; ++k) {
+    c->warp.fill[k] = static_cast<uint8_t>(200 - 50 * k);
+    c->warp.pad_fill[k] = static_cast<uint8_t>(1 + k);
+  }
   if (!center_crop) {
     c->warp.x = WarpAxis{0, cw, false}, c->warp.y = WarpAxis{0, ch, false};
     return;

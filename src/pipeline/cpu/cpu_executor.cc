@@ -47,7 +47,8 @@ void CpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
     reader_->Read(b->samples[static_cast<size_t>(i)], &b->cancelled,
                   [this, b, i](Result<SampleBytes> bytes, int) {
                     if (!bytes.ok()) {
-                      if (bytes.status().code() != StatusCode::kCancelled) b->status[static_cast<size_t>(i)] = bytes.status();
+                      if (bytes.status().code() != StatusCode::kCancelled)
+                        b->status[static_cast<size_t>(i)] = bytes.status();
                       return FinishSample(*b);
                     }
                     compute_pool_->Submit([this, b, i, data = std::move(bytes).value()](int worker) mutable {

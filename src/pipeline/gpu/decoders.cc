@@ -82,7 +82,8 @@ Status DecodeOnCpu(const SampleProcessor& processor, GpuSample* s, WorkerScratch
   s->region = static_cast<uint8_t*>(region);
   s->own_region = true;
   s->roi = Rect{0, 0, view.width, view.height};
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s->region, s->staging.get(), s->region_bytes, cudaMemcpyHostToDevice, stream));
+  SLUICE_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(s->region, s->staging.get(), s->region_bytes, cudaMemcpyHostToDevice, stream));
   return Status::OK();
 }
 

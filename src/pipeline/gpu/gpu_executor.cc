@@ -36,7 +36,8 @@ class GpuExecutor : public BatchWork {
  public:
   GpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options)
       : source_(std::move(source)), plan_(plan), options_(options),
-        finish_(MakeFinishParams(plan, options.dtype, options.layout)), processor_(plan, finish_, options.dct_scaling) {}
+        finish_(MakeFinishParams(plan, options.dtype, options.layout)),
+        processor_(plan, finish_, options.dct_scaling) {}
   ~GpuExecutor() override;
 
   Status Init();
@@ -169,7 +170,9 @@ void GpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
   if (n == 0) return PlanBatch(b);
   for (int i = 0; i < n; ++i)
     reader_->Read(b->samples[static_cast<size_t>(i)], &b->cancelled,
-                  [this, b, i](Result<SampleBytes> bytes, int io_thread) { Prepare(b, i, std::move(bytes), io_thread); });
+                  [this, b, i](Result<SampleBytes> bytes, int io_thread) {
+                    Prepare(b, i, std::move(bytes), io_thread);
+                  });
 }
 
 // On the I/O thread: the header and the geometry.
@@ -308,7 +311,8 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
         ShiftRegion(&s.geo.segments[0], -s.roi.x, -s.roi.y);
       }
     }
-    if (s.route == DecodeRoute::kCpu) st = DecodeOnCpu(processor_, &s, w, pinned_.get(), pool_.get(), b->stream, &counters_);
+    if (s.route == DecodeRoute::kCpu)
+      st = DecodeOnCpu(processor_, &s, w, pinned_.get(), pool_.get(), b->stream, &counters_);
     if (st.ok()) st = PackSample(*b, &s, &w->resize);
     if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(NameOf(*b, i));
     route_samples_[RouteIndex(s.route)].fetch_add(1, std::memory_order_relaxed);
@@ -358,8 +362,8 @@ void GpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch
   const bool nchw = options_.layout == Layout::kNCHW;
   if (plan_.fixed_size()) {
     const int64_t H = plan_.out_height(), W = plan_.out_width();
-    out->images = Tensor(owner, b.output->data, nchw ? std::vector<int64_t>{n, 3, H, W} : std::vector<int64_t>{n, H, W, 3},
-                         options_.dtype, options_.device, sync);
+    std::vector<int64_t> shape = nchw ? std::vector<int64_t>{n, 3, H, W} : std::vector<int64_t>{n, H, W, 3};
+    out->images = Tensor(owner, b.output->data, std::move(shape), options_.dtype, options_.device, sync);
     return;
   }
   std::vector<Tensor> list;

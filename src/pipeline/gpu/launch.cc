@@ -113,7 +113,8 @@ Status EnqueueKernels(GpuBatch* b, const std::vector<int>& kept, const Plan& pla
   const size_t passes = static_cast<size_t>(plan.max_filters());
   l.pass_colors.assign(passes, 0);
   l.pass_filters.assign(passes, 0);
-  for (size_t j = 0; j < kept.size(); ++j) FillSample(b, b->gpu[static_cast<size_t>(kept[j])], j, plan, sample_bytes, &l);
+  for (size_t j = 0; j < kept.size(); ++j)
+    FillSample(b, b->gpu[static_cast<size_t>(kept[j])], j, plan, sample_bytes, &l);
   const cudaStream_t stream = b->stream;
   SLUICE_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(b->table_dev, b->table_host.get(), b->table.bytes, cudaMemcpyHostToDevice, stream));
