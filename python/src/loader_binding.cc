@@ -149,7 +149,9 @@ void RegisterLoader(nb::module_& m) {
         "Fault injection for tests: batches stop making the consumer's stream wait for them");
   nb::class_<Loader>(m, "Loader")
       .def_static("create", &Create, nb::arg("source"), nb::arg("transforms"), nb::arg("options"))
-      .def_prop_ro("options", &Loader::options, "The options it runs with, the automatic ones resolved")
+      .def_prop_ro(
+          "options", [](const Loader& l) { return l.options(); },
+          "A copy of the options it runs with, the automatic ones resolved")
       .def_prop_ro("num_samples", &Loader::num_samples)
       .def_prop_ro("num_batches", &Loader::num_batches)
       .def_prop_ro("output_size", &Loader::output_size)

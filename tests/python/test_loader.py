@@ -245,6 +245,8 @@ def test_options_are_the_cpp_struct(small_folder):
     opts = loader.options
     assert (opts.num_threads, opts.io_threads, opts.prefetch, opts.device) == (1, 2, 2, "cpu")
     assert loader.stats()["num_threads"] == 1 and loader.stats()["io_threads"] == 2
+    opts.batch_size = 7  # a copy: the loader keeps its own
+    assert loader.options.batch_size == 2
     with pytest.raises(TypeError, match="prefetch must be an int, got str: '2'"):
         defaults.prefetch = "2"
     with pytest.raises(ValueError, match="layout must be one of 'NCHW', 'NHWC', got 'CHW'"):
