@@ -5,6 +5,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include <string>
+
 #include "sluice/status.h"
 #include "sluice/tensor.h"
 
@@ -22,6 +24,10 @@ void RegisterSample(nb::module_& m);
 
 // Raises the Python exception for `status` (REQUIRES: !status.ok()). Never returns.
 [[noreturn]] void ThrowStatus(const Status& status);
+
+// Raises the Python exception `type` (TypeError for a value of the wrong kind, ...) with
+// `message`: for errors of converting Python values, which have no Status. Never returns.
+[[noreturn]] void Raise(PyObject* type, const std::string& message);
 
 // Returns the value or raises.
 template <typename T>

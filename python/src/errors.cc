@@ -1,4 +1,5 @@
-// The one place that maps Status codes to Python exceptions.
+// The one place that raises Python exceptions: Status codes mapped to their exception types, and
+// the errors of converting Python values.
 #include "bindings.h"
 
 namespace sluice::python {
@@ -14,6 +15,11 @@ void RegisterErrors(nb::module_& m) {
       "The message names the file and the reason.",
       PyExc_ValueError, nullptr);
   m.attr("DecodeError") = nb::handle(g_decode_error);
+}
+
+void Raise(PyObject* type, const std::string& message) {
+  PyErr_SetString(type, message.c_str());
+  throw nb::python_error();
 }
 
 void ThrowStatus(const Status& status) {

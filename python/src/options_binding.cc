@@ -16,11 +16,6 @@ namespace sluice::python {
 
 namespace {
 
-[[noreturn]] void Raise(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
-  throw nb::python_error();
-}
-
 std::string Describe(nb::handle v) {
   return nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr()))).attr("__name__"))) +
          ": " + nb::cast<std::string>(nb::repr(v));
@@ -35,11 +30,6 @@ long long ToInt(const char* name, nb::handle v, long long lo, long long hi) {
   if (overflow != 0 || x < lo || x > hi)
     Raise(PyExc_ValueError, std::string(name) + " is out of range, got " + nb::cast<std::string>(nb::repr(v)));
   return x;
-}
-
-template <typename T>
-T Parsed(Result<T> r) {
-  return Unwrap(std::move(r));
 }
 
 // A property for an int field.
@@ -76,7 +66,7 @@ void NameField(nb::class_<LoaderOptions>& c, const char* name) {
       [name](LoaderOptions& o, nb::handle v) {
         if (!nb::isinstance<nb::str>(v))
           Raise(PyExc_TypeError, std::string(name) + " must be a string, got " + Describe(v));
-        o.*member = Parsed(parse(nb::cast<std::string>(v)));
+        o.*member = Unwrap(parse(nb::cast<std::string>(v)));
       });
 }
 
@@ -108,7 +98,7 @@ void RegisterLoaderOptions(nb::module_& m) {
       "device", [](const LoaderOptions& o) { return o.device.ToString(); },
       [](LoaderOptions& o, nb::handle v) {
         if (!nb::isinstance<nb::str>(v)) Raise(PyExc_TypeError, "device must be a string, got " + Describe(v));
-        o.device = Parsed(ParseDevice(nb::cast<std::string>(v)));
+        o.device = Unwrap(ParseDevice(nb::cast<std::string>(v)));
       });
   AutoIntField<&LoaderOptions::num_threads>(c, "num_threads");
   AutoIntField<&LoaderOptions::io_threads>(c, "io_threads");

@@ -52,11 +52,6 @@ class PySampleFunction : public SampleFunction {
   nb::object runner_;
 };
 
-[[noreturn]] void Raise(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
-  throw nb::python_error();
-}
-
 std::string Repr(nb::handle v) { return nb::cast<std::string>(nb::repr(v)); }
 
 bool IsNumber(nb::handle v) { return (PyLong_Check(v.ptr()) || PyFloat_Check(v.ptr())) && !PyBool_Check(v.ptr()); }
