@@ -23,11 +23,18 @@
 // are prepared ahead of the consumer. The source is shared: it lives as long as the loader or
 // the caller needs it.
 //
-// Thread-safety: one thread drives a Loader (StartEpoch, Next, State, LoadState); stats() may be called from any
-// thread. Batches handed out stay valid after the Loader is destroyed.
+// Thread-safety: every method may be called from any thread. StartEpoch, Next, State and LoadState
+// run one at a time (a second caller waits for the first); Close() and stats() do not wait for them:
+// Close() from another thread ends a Next() that is waiting (it fails with "the loader is closed").
+// Called from inside one of the loader's own user functions, Close() only cancels (the threads
+// are joined by a later Close() or the destructor) and the other methods fail. The loader's
+// threads do not survive fork(): in a forked child every method fails (FailedPrecondition) and
+// the destructor only releases memory. Batches handed out stay valid after the Loader is
+// destroyed.
 #ifndef SLUICE_LOADER_H_
 #define SLUICE_LOADER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -80,6 +87,9 @@ class Loader {
   // (0 samples), so that every rank still yields num_batches() batches.
   // REQUIRES: StartEpoch() was called.
   Result<std::optional<Batch>> Next();
+  // As Next(), waiting at most `wait`: DeadlineExceeded when the next batch is not ready by then
+  // (nothing is taken; call again). Lets a caller check for interrupts while it waits.
+  Result<std::optional<Batch>> Next(std::chrono::milliseconds wait);
 
   // This rank's place in the epoch last started (epoch 0, nothing taken, before any), for a
   // checkpoint.
@@ -97,7 +107,8 @@ class Loader {
   void ResetStats();
 
   // Cancels the work in flight and stops the threads (waiting for a user function that is
-  // running); afterwards StartEpoch() and Next() fail. The destructor does the same.
+  // running); afterwards StartEpoch() and Next() fail. The destructor does the same. Safe from any
+  // thread at any moment, also twice.
   void Close();
 
  private:

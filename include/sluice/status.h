@@ -30,6 +30,7 @@ enum class StatusCode : int {
   kFailedPrecondition = 8,  // an operation in the wrong state (Python: RuntimeError)
   kCancelled = 9,
   kInternal = 10,           // a sluice bug (Python: RuntimeError)
+  kDeadlineExceeded = 11,   // not done within the time given; nothing happened (Python: TimeoutError)
 };
 
 // Short stable name of a code, e.g. "CorruptData".
@@ -83,6 +84,8 @@ template <typename... Args>
 Status FailedPrecondition(const Args&... a) { return Status(StatusCode::kFailedPrecondition, internal::StrCat(a...)); }
 template <typename... Args>
 Status Cancelled(const Args&... a) { return Status(StatusCode::kCancelled, internal::StrCat(a...)); }
+template <typename... Args>
+Status DeadlineExceeded(const Args&... a) { return Status(StatusCode::kDeadlineExceeded, internal::StrCat(a...)); }
 template <typename... Args>
 Status Internal(const Args&... a) { return Status(StatusCode::kInternal, internal::StrCat(a...)); }
 

@@ -29,18 +29,19 @@ class EpochIterator:
 
     def __next__(self) -> tuple[Any, ...]:
         loader = self._loader
-        if self._done:
-            raise StopIteration
-        if self._generation != loader._generation:
-            raise RuntimeError("this iterator was invalidated: a newer iter(loader) restarted the loader")
-        item = loader._core.next()
-        if item is None:
-            self._done = True
-            raise StopIteration
-        # epoch and index: the batch's epoch and number in the epoch's schedule (a resume with the
-        # same settings continues the numbers), part of the key of the batch transforms' draws.
-        images, labels, indices, epoch, index, padding = item
-        loader._last_indices = np.asarray(indices, dtype=np.int64)
+        with loader._driving():  # threads sharing this iterator take turns, one batch each
+            if self._done:
+                raise StopIteration
+            if self._generation != loader._generation:
+                raise RuntimeError("this iterator was invalidated: a newer iter(loader) restarted the loader")
+            item = loader._core.next()
+            if item is None:
+                self._done = True
+                raise StopIteration
+            # epoch and index: the batch's epoch and number in the epoch's schedule (a resume with the
+            # same settings continues the numbers), part of the key of the batch transforms' draws.
+            images, labels, indices, epoch, index, padding = item
+            loader._last_indices = np.asarray(indices, dtype=np.int64)
         images, device = self._images(images)
         labels = to_array(labels, loader._output)
         if loader._cuda:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import os
+import threading
 import weakref
 from typing import Any, Iterator
 
@@ -14,6 +16,7 @@ from ._convert import resolve_output
 from ._epoch import EpochIterator
 from ._options import DEFAULTS, dtype_name, make_options, shard, source_arg
 from .transforms import Lambda, compile_specs, flatten
+from .transforms.functions import running_for
 
 __all__ = ["Loader"]
 
@@ -26,6 +29,16 @@ _LIVE: "weakref.WeakSet[Loader]" = weakref.WeakSet()
 def _close_all() -> None:
     for loader in list(_LIVE):
         loader.close()
+
+
+def _after_fork_in_child() -> None:
+    # A thread of the parent may have held a loader's lock at the fork: the child gets fresh ones,
+    # and the C++ loader tells it that it cannot iterate.
+    for loader in list(_LIVE):
+        loader._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _epoch_arg(name: str, value: Any) -> int:
@@ -120,6 +133,9 @@ class Loader:
             decode_route=decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size)
         self._check_dtype(options.dtype)
         self._functions: list = []  # user functions (Lambda): the C++ loader reaches them weakly
+        # Serializes iterating (starting an epoch, taking a batch) and load_state_dict between
+        # threads; close() and stats() do not take it.
+        self._lock = threading.Lock()
         specs = compile_specs(self._batch.per_sample, self._output == "torch", self._functions)
         self._core = _core.Loader.create(source_arg(source), specs, options)
         _LIVE.add(self)  # closed at exit, before the interpreter stops running Python code
@@ -190,24 +206,42 @@ class Loader:
         return list(self._transforms)
 
     def set_epoch(self, epoch: int) -> None:
-        """Use ``epoch`` for the next iteration (reshuffles and redraws augmentations)."""
-        self._next_epoch = _epoch_arg("epoch", epoch)
+        """Use ``epoch`` for the next iteration (reshuffles and redraws augmentations). After
+        :meth:`load_state_dict`, only the epoch it resumes is accepted (another would drop the
+        resume)."""
+        epoch = _epoch_arg("epoch", epoch)
+        pending = self._pending_state
+        if pending is not None and epoch != pending["next_epoch"]:
+            raise ValueError(f"set_epoch({epoch}) after load_state_dict(), which resumes epoch "
+                             f"{pending['next_epoch']}: the resume would be dropped. Call "
+                             f"set_epoch({pending['next_epoch']}), or make a new loader to start afresh")
+        self._next_epoch = epoch
+
+    def _driving(self) -> threading.Lock:
+        """The lock that serializes iterating and resuming; refused to this loader's own user
+        functions (which would wait for themselves)."""
+        if running_for(self._functions):
+            raise RuntimeError("a Lambda of this loader cannot iterate or resume it (it runs inside one of its "
+                               "batches)")
+        return self._lock
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
-        epoch = self._next_epoch if self._next_epoch is not None else self._last_epoch + 1
-        self._next_epoch = None
-        self._pending_state = None
-        self._last_epoch = epoch
-        self._generation += 1
-        self._core.start_epoch(epoch)
-        core = self._core.state()
+        with self._driving():
+            epoch = self._next_epoch if self._next_epoch is not None else self._last_epoch + 1
+            self._core.start_epoch(epoch)  # first: when it fails, nothing has changed
+            self._next_epoch = None
+            self._pending_state = None
+            self._last_epoch = epoch
+            self._generation += 1
+            core = self._core.state()
+            generation = self._generation
         # Part of the key of the batch transforms' draws: 0 for an epoch as scheduled (or resumed
         # with the same settings, whose batches keep their numbers), else a digest of what the
         # epoch's resumed schedule excludes, so that its batch numbers, which start at 0 again,
         # get draws of their own.
         flags = core["resumed_from"]
         schedule = int.from_bytes(hashlib.blake2b(flags, digest_size=8).digest(), "little") if flags else 0
-        return EpochIterator(self, self._generation, core["epoch_batches"] - core["batches"], schedule)
+        return EpochIterator(self, generation, core["epoch_batches"] - core["batches"], schedule)
 
     def state_dict(self) -> dict:
         """Where this loader stands, for a checkpoint: the epoch, the batches of it this rank has
@@ -241,11 +275,12 @@ class Loader:
         dataset (other files, labels or size), seed or shuffle setting, or a malformed one.
         """
         core = _state.from_dict(state)
-        next_epoch = core.pop("next_epoch")
-        self._core.load_state(core)
-        self._next_epoch = _epoch_arg("next_epoch", next_epoch)
-        self._pending_state = {k: state[k] for k in ("format",) + _state.KEYS}
-        self._generation += 1  # an iteration in progress ends here
+        next_epoch = _epoch_arg("next_epoch", core.pop("next_epoch"))
+        with self._driving():
+            self._core.load_state(core)
+            self._next_epoch = next_epoch
+            self._pending_state = {k: state[k] for k in ("format",) + _state.KEYS}
+            self._generation += 1  # an iteration in progress ends here
 
     def stats(self) -> dict:
         """Counters since creation or :meth:`reset_stats`: samples, batches, seconds per stage
@@ -257,7 +292,8 @@ class Loader:
 
     def close(self) -> None:
         """Stops the loader's threads and cancels the work in flight (also at exit and when the
-        loader is garbage-collected). Iterating a closed loader raises."""
+        loader is garbage-collected). Safe from any thread at any time: a ``next()`` waiting in
+        another thread raises RuntimeError. Iterating a closed loader raises RuntimeError."""
         core = getattr(self, "_core", None)
         if core is not None:
             core.close()

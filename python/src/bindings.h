@@ -25,6 +25,11 @@ void RegisterSample(nb::module_& m);
 // Raises the Python exception for `status` (REQUIRES: !status.ok()). Never returns.
 [[noreturn]] void ThrowStatus(const Status& status);
 
+// Raises the error of taking a batch (REQUIRES: !status.ok()): a file sluice cannot decode (the
+// message names it; Unsupported there is a format, not an argument) as sluice.DecodeError, the rest
+// as ThrowStatus (a file that cannot be read: OSError). Never returns.
+[[noreturn]] void ThrowBatchStatus(const Status& status);
+
 // Raises the Python exception `type` (TypeError for a value of the wrong kind, ...) with
 // `message`: for errors of converting Python values, which have no Status. Never returns.
 [[noreturn]] void Raise(PyObject* type, const std::string& message);

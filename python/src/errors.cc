@@ -11,8 +11,9 @@ PyObject* g_decode_error = nullptr;
 void RegisterErrors(nb::module_& m) {
   g_decode_error = PyErr_NewExceptionWithDoc(
       "sluice.DecodeError",
-      "A file could not be decoded: it is corrupt, truncated, empty or not an image. "
-      "The message names the file and the reason.",
+      "A sample's file could not be decoded: it is corrupt, truncated, empty, not an image (or not "
+      "a regular file), in a format sluice does not decode, or over a size limit. The message "
+      "names the file and the reason.",
       PyExc_ValueError, nullptr);
   m.attr("DecodeError") = nb::handle(g_decode_error);
 }
@@ -32,10 +33,16 @@ void ThrowStatus(const Status& status) {
     case StatusCode::kUnsupported: type = PyExc_NotImplementedError; break;
     case StatusCode::kOutOfRange: type = PyExc_IndexError; break;
     case StatusCode::kResourceExhausted: type = PyExc_MemoryError; break;
+    case StatusCode::kDeadlineExceeded: type = PyExc_TimeoutError; break;
     default: type = PyExc_RuntimeError; break;
   }
   PyErr_SetString(type, status.message().c_str());
   throw nb::python_error();
+}
+
+void ThrowBatchStatus(const Status& status) {
+  if (status.code() == StatusCode::kUnsupported) Raise(g_decode_error, status.message());
+  ThrowStatus(status);
 }
 
 }  // namespace sluice::python

@@ -5,6 +5,8 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
+
 #include "bindings.h"
 #include "gpu/device.h"
 #include "pipeline/gpu/gpu_executor.h"
@@ -120,12 +122,21 @@ std::unique_ptr<Loader> Create(nb::handle source, std::vector<transforms::Transf
 
 // The next batch as (images, labels, indices, epoch, index, padding flags), or None at the end
 // of the epoch; images are one tensor, or a list when their sizes vary.
+// It waits in short steps with the GIL released, checking for signals between them: Ctrl-C
+// raises KeyboardInterrupt at once, and the batch stays in flight for the next call.
 nb::object NextBatch(Loader& l) {
-  Result<std::optional<Batch>> r = [&] {
-    nb::gil_scoped_release release;
-    return l.Next();
-  }();
-  std::optional<Batch> batch = Unwrap(std::move(r));
+  constexpr std::chrono::milliseconds kStep(100);
+  Result<std::optional<Batch>> r = DeadlineExceeded("not yet");
+  for (;;) {
+    {
+      nb::gil_scoped_release release;
+      r = l.Next(kStep);
+    }
+    if (r.ok() || r.status().code() != StatusCode::kDeadlineExceeded) break;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  }
+  if (!r.ok()) ThrowBatchStatus(r.status());
+  std::optional<Batch> batch = std::move(r).value();
   if (!batch) return nb::none();
   nb::object images;
   if (l.output_size()) {

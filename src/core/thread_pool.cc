@@ -7,36 +7,55 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <system_error>
 
 #include "sluice/status.h"
 
 namespace sluice {
 
-ThreadPool::ThreadPool(int num_threads, std::string name) {
+ThreadPool::~ThreadPool() { Stop(); }
+
+Result<std::unique_ptr<ThreadPool>> ThreadPool::Create(int num_threads, std::string name) {
   SLUICE_CHECK(num_threads >= 1);
-  workers_.reserve(static_cast<size_t>(num_threads));
+  std::unique_ptr<ThreadPool> pool(new ThreadPool());
+  pool->workers_.reserve(static_cast<size_t>(num_threads));
   for (int i = 0; i < num_threads; ++i) {
-    workers_.emplace_back([this, i] { WorkerLoop(i); });
+    try {
+      pool->workers_.emplace_back([p = pool.get(), i] { p->WorkerLoop(i); });
+    } catch (const std::system_error& e) {
+      return ResourceExhausted("cannot start thread ", i + 1, " of ", num_threads, " (", name, "): ", e.what(),
+                               "; use fewer threads");
+    }
     std::string thread_name = (name + std::to_string(i)).substr(0, 15);
-    pthread_setname_np(workers_.back().native_handle(), thread_name.c_str());
+    pthread_setname_np(pool->workers_.back().native_handle(), thread_name.c_str());
   }
+  return pool;
 }
 
-ThreadPool::~ThreadPool() {
+void ThreadPool::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
   for (auto& t : workers_) t.join();
+  workers_.clear();
 }
 
+// Notified under the lock: once Submit has the lock, the destructor (which takes it to stop) waits
+// until the notification is done, so a submitter on another pool's thread never touches a
+// condition variable that was freed.
 void ThreadPool::Submit(Task task) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(task));
-  }
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.push_back(std::move(task));
   cv_.notify_one();
+}
+
+bool ThreadPool::OnWorkerThread() const {
+  const std::thread::id self = std::this_thread::get_id();
+  for (const std::thread& t : workers_)
+    if (t.get_id() == self) return true;
+  return false;
 }
 
 void ThreadPool::WorkerLoop(int index) {

@@ -3,18 +3,22 @@
 // Each task receives the index of the worker running it (0..size()-1), so callers can keep
 // per-worker scratch memory without locks.
 //
-// Thread-safety: Submit() may be called from any thread, including from inside a task.
-// The destructor finishes every queued task before it returns.
+// Thread-safety: Submit() may be called from any thread, including from inside a task, until the
+// destructor starts. The destructor finishes every queued task before it returns; it must not run
+// on one of the pool's own threads.
 #ifndef SLUICE_CORE_THREAD_POOL_H_
 #define SLUICE_CORE_THREAD_POOL_H_
 
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "sluice/status.h"
 
 namespace sluice {
 
@@ -22,14 +26,18 @@ class ThreadPool {
  public:
   using Task = std::function<void(int worker)>;
 
-  // REQUIRES: num_threads >= 1. `name` shows in debuggers (truncated to 15 chars).
-  ThreadPool(int num_threads, std::string name);
+  // Starts `num_threads` workers; ResourceExhausted when the system cannot start them all (a
+  // thread limit, no memory for their stacks). `name` shows in debuggers (truncated to 15 chars).
+  // REQUIRES: num_threads >= 1.
+  static Result<std::unique_ptr<ThreadPool>> Create(int num_threads, std::string name);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int size() const { return static_cast<int>(workers_.size()); }
   void Submit(Task task);
+  // Whether the calling thread is one of this pool's workers.
+  bool OnWorkerThread() const;
 
   // Number of CPUs this process may run on (sched affinity), at least 1.
   static int AvailableCpus();
@@ -39,7 +47,9 @@ class ThreadPool {
   static int CpuShare();
 
  private:
+  ThreadPool() = default;
   void WorkerLoop(int index);
+  void Stop();  // drains the queue and joins the workers started so far
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -24,7 +26,9 @@ TEST(ThreadPoolTest, RunsEveryTaskOnceWithValidWorkerIndex) {
   std::mutex mu;
   std::vector<int> workers_seen;
   {
-    ThreadPool pool(3, "test");
+    auto created = ThreadPool::Create(3, "test");
+    ASSERT_TRUE(created.ok());
+    ThreadPool& pool = **created;
     EXPECT_EQ(pool.size(), 3);
     for (int i = 0; i < kTasks; ++i) {
       pool.Submit([&, i](int worker) {
@@ -43,7 +47,9 @@ TEST(ThreadPoolTest, RunsEveryTaskOnceWithValidWorkerIndex) {
 TEST(ThreadPoolTest, SingleWorkerRunsInSubmissionOrder) {
   std::vector<int> order;
   {
-    ThreadPool pool(1, "fifo");
+    auto created = ThreadPool::Create(1, "fifo");
+    ASSERT_TRUE(created.ok());
+    ThreadPool& pool = **created;
     for (int i = 0; i < 100; ++i)
       pool.Submit([&order, i](int worker) {
         EXPECT_EQ(worker, 0);
@@ -59,7 +65,9 @@ TEST(ThreadPoolTest, WorkersRunConcurrently) {
   std::atomic<int> started{0};
   std::atomic<int> met{0};
   {
-    ThreadPool pool(2, "pair");
+    auto created = ThreadPool::Create(2, "pair");
+    ASSERT_TRUE(created.ok());
+    ThreadPool& pool = **created;
     for (int t = 0; t < 2; ++t) {
       pool.Submit([&](int) {
         started.fetch_add(1);
@@ -77,7 +85,9 @@ TEST(ThreadPoolTest, TasksSubmittedFromTasksRun) {
   // A binary tree of depth 9 (511 tasks), each node submitting its children.
   std::atomic<int> count{0};
   {
-    ThreadPool pool(2, "tree");
+    auto created = ThreadPool::Create(2, "tree");
+    ASSERT_TRUE(created.ok());
+    ThreadPool& pool = **created;
     struct Spawner {
       ThreadPool* pool;
       std::atomic<int>* count;
@@ -98,7 +108,9 @@ TEST(ThreadPoolTest, TasksSubmittedFromTasksRun) {
 TEST(ThreadPoolTest, DestructorDrainsTheQueue) {
   std::atomic<int> done{0};
   {
-    ThreadPool pool(1, "drain");
+    auto created = ThreadPool::Create(1, "drain");
+    ASSERT_TRUE(created.ok());
+    ThreadPool& pool = **created;
     pool.Submit([&](int) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       done.fetch_add(1);
@@ -108,6 +120,56 @@ TEST(ThreadPoolTest, DestructorDrainsTheQueue) {
   }
   EXPECT_EQ(done.load(), 201);
 }
+
+TEST(ThreadPoolTest, KnowsItsOwnThreads) {
+  auto pool = ThreadPool::Create(2, "own");
+  ASSERT_TRUE(pool.ok());
+  EXPECT_FALSE((*pool)->OnWorkerThread());
+  std::atomic<int> inside{0};
+  for (int i = 0; i < 4; ++i) (*pool)->Submit([&, p = pool->get()](int) { inside += p->OnWorkerThread(); });
+  pool->reset();
+  EXPECT_EQ(inside.load(), 4);
+}
+
+// A task on pool A submits to pool B; B is destroyed as soon as that task has run. Submit must be
+// finished with B (its condition variable included) by then: under ASan, a notification after the
+// unlock showed up as a use-after-free of B's condition variable.
+TEST(ThreadPoolTest, SubmitterIsDoneWithAPoolItsTaskOutlives) {
+  auto a = ThreadPool::Create(1, "a");
+  ASSERT_TRUE(a.ok());
+  for (int round = 0; round < 3000; ++round) {
+    auto b = ThreadPool::Create(1, "b");
+    ASSERT_TRUE(b.ok());
+    std::atomic<bool> ran{false};
+    ThreadPool* target = b->get();
+    (*a)->Submit([target, &ran](int) { target->Submit([&ran](int) { ran.store(true); }); });
+    while (!ran.load()) std::this_thread::yield();
+    b->reset();  // the submitter may still be inside Submit
+  }
+}
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// In a child process: 400 threads in an address space with room for a few of their stacks.
+[[noreturn]] void StartTooManyThreads() {
+  long pages = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  const rlim_t limit = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (64 << 20);
+  const rlimit rl{limit, limit};
+  setrlimit(RLIMIT_AS, &rl);
+  auto pool = ThreadPool::Create(400, "many");
+  std::fprintf(stderr, "%s\n", pool.ok() ? "started" : pool.status().ToString().c_str());
+  std::exit(!pool.ok() && pool.status().code() == StatusCode::kResourceExhausted ? 0 : 1);
+}
+
+// Threads that cannot start are an error the caller gets, not std::terminate.
+TEST(ThreadPoolTest, CreateReportsThreadsThatCannotStart) {
+  EXPECT_EXIT(StartTooManyThreads(), ::testing::ExitedWithCode(0),
+              "ResourceExhausted: cannot start thread [0-9]+ of 400 \\(many\\)");
+}
+#endif
 
 TEST(ThreadPoolTest, AvailableCpusIsPositive) {
   const int n = ThreadPool::AvailableCpus();

@@ -6,9 +6,12 @@
 
 namespace sluice {
 
-Reader::Reader(std::shared_ptr<const Source> source, int threads, ByteAllocator memory, StageCounters* counters)
-    : source_(std::move(source)), memory_(std::move(memory)), counters_(counters),
-      pool_(std::make_unique<ThreadPool>(threads, "sluice-io")) {}
+Result<std::unique_ptr<Reader>> Reader::Create(std::shared_ptr<const Source> source, int threads,
+                                               ByteAllocator memory, StageCounters* counters) {
+  std::unique_ptr<Reader> reader(new Reader(std::move(source), std::move(memory), counters));
+  SLUICE_ASSIGN_OR_RETURN(reader->pool_, ThreadPool::Create(threads, "sluice-io"));
+  return reader;
+}
 
 Reader::~Reader() { pool_.reset(); }
 

@@ -4,8 +4,8 @@
 // read hands its bytes to a callback on the I/O thread, which passes them on (a decode task, a
 // header parse).
 //
-//   Reader reader(source, 2, [pool](size_t n) { return pool->Allocate(n); }, &counters);
-//   reader.Read(index, &batch->cancelled, [batch](Result<SampleBytes> bytes, int io_thread) { ... });
+//   auto reader = Reader::Create(source, 2, [pool](size_t n) { return pool->Allocate(n); }, &counters);
+//   (*reader)->Read(index, &batch->cancelled, [batch](Result<SampleBytes> bytes, int io_thread) { ... });
 //
 // Thread-safety: Read() may be called from any thread, also from inside a callback. The
 // destructor finishes the reads submitted and their callbacks before it returns, so a Reader must
@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 
 #include "core/stage_counters.h"
 #include "core/thread_pool.h"
@@ -28,14 +29,17 @@ class Reader {
  public:
   using Done = std::function<void(Result<SampleBytes> bytes, int io_thread)>;
 
-  // REQUIRES: threads >= 1. `counters` (read time and bytes) must outlive the Reader.
-  Reader(std::shared_ptr<const Source> source, int threads, ByteAllocator memory, StageCounters* counters);
+  // ResourceExhausted when its threads cannot start. `counters` (read time and bytes) must
+  // outlive the Reader. REQUIRES: threads >= 1.
+  static Result<std::unique_ptr<Reader>> Create(std::shared_ptr<const Source> source, int threads,
+                                                ByteAllocator memory, StageCounters* counters);
   ~Reader();
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
 
   const Source& source() const { return *source_; }
   int threads() const { return pool_->size(); }
+  bool OnOwnThread() const { return pool_->OnWorkerThread(); }
 
   // Reads sample `index` on an I/O thread and calls `done` there with its bytes or the error
   // naming it; with Cancelled, unread, when `*cancelled` is set by the time the read would start.
@@ -43,6 +47,9 @@ class Reader {
   void Read(int64_t index, const std::atomic<bool>* cancelled, Done done);
 
  private:
+  Reader(std::shared_ptr<const Source> source, ByteAllocator memory, StageCounters* counters)
+      : source_(std::move(source)), memory_(std::move(memory)), counters_(counters) {}
+
   std::shared_ptr<const Source> source_;
   ByteAllocator memory_;
   StageCounters* counters_;

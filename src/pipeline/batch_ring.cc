@@ -31,15 +31,21 @@ void BatchRing::Cancel() {
   for (auto& b : in_flight_) b->cancelled.store(true, std::memory_order_relaxed);
   std::unique_lock<std::mutex> lock(mu_);
   for (auto& b : in_flight_) done_cv_.wait(lock, [&] { return b->done; });
-  lock.unlock();
   in_flight_.clear();
+}
+
+void BatchRing::Abort(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!aborted_) aborted_ = why;
+  for (auto& b : in_flight_) b->cancelled.store(true, std::memory_order_relaxed);
+  done_cv_.notify_all();
 }
 
 void BatchRing::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) {
   Cancel();
   schedule_ = std::move(schedule);
   epoch_ = schedule_->epoch();
-  next_ = first_batch;
+  next_ = next_out_ = first_batch;
   TopUp();
 }
 
@@ -56,22 +62,32 @@ void BatchRing::Schedule(int64_t index) {
   b->index = index;
   schedule_->Batch(index, &b->samples, &b->padding);
   b->status.resize(b->samples.size());
-  in_flight_.push_back(b);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (aborted_) return;
+    in_flight_.push_back(b);
+  }
   work_->Start(b);
 }
 
 // A batch that takes minutes means something is stuck (a decoder call that never returns, a file
 // system that hangs): say where every batch in flight stands, now and then.
-void BatchRing::Wait(const RingBatch& batch) {
+bool BatchRing::Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait) {
   const int64_t t0 = NowNs();
+  const auto ready = [&] { return batch.done || aborted_.has_value(); };
   std::unique_lock<std::mutex> lock(mu_);
-  int64_t waited = 0, next_report = BatchTrace::Enabled() ? 10 : 30;
-  while (!done_cv_.wait_for(lock, std::chrono::seconds(10), [&] { return batch.done; })) {
-    if ((waited += 10) < next_report) continue;
-    ReportStall(waited);
-    next_report *= 2;
+  if (wait) {
+    done_cv_.wait_for(lock, *wait, ready);
+  } else {
+    int64_t waited = 0, next_report = BatchTrace::Enabled() ? 10 : 30;
+    while (!done_cv_.wait_for(lock, std::chrono::seconds(10), ready)) {
+      if ((waited += 10) < next_report) continue;
+      ReportStall(waited);
+      next_report *= 2;
+    }
   }
   work_->counters().wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
+  return batch.done && !aborted_;
 }
 
 void BatchRing::ReportStall(int64_t waited_s) const {
@@ -82,12 +98,24 @@ void BatchRing::ReportStall(int64_t waited_s) const {
   std::fputs(out.c_str(), stderr);
 }
 
-Result<std::optional<Batch>> BatchRing::Next() {
+Result<std::optional<Batch>> BatchRing::Next(std::optional<std::chrono::milliseconds> wait) {
   if (epoch_ < 0) return FailedPrecondition("Next() called before StartEpoch()");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (aborted_) return FailedPrecondition(*aborted_);
+  }
   if (in_flight_.empty()) return std::optional<Batch>();
   std::shared_ptr<RingBatch> b = in_flight_.front();
-  Wait(*b);
-  in_flight_.pop_front();
+  if (!Wait(*b, wait)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (aborted_) return FailedPrecondition(*aborted_);
+    return DeadlineExceeded("the next batch is not ready yet");
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.pop_front();
+  }
+  ++next_out_;
   work_->Taken(*b);
   TopUp();
   return HandOut(*b);

@@ -12,12 +12,13 @@
 //   ring.StartEpoch(schedule, 0);
 //   while (auto batch = ring.Next(), batch.ok() && *batch) Use(**batch);
 //
-// Thread-safety: StartEpoch, Next and Cancel from one thread; MarkDone from any thread; Stats
+// Thread-safety: StartEpoch, Next and Cancel from one thread at a time; MarkDone, Abort and Stats
 // from any thread. The destructor cancels the batches in flight and waits for them.
 #ifndef SLUICE_PIPELINE_BATCH_RING_H_
 #define SLUICE_PIPELINE_BATCH_RING_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -67,6 +68,8 @@ class BatchWork {
   virtual std::string Describe(const RingBatch& batch) const = 0;
   // The consumer took `batch` (for tracing).
   virtual void Taken(RingBatch&) {}
+  // Whether the calling thread is one of the executor's own (a user function calling its loader).
+  virtual bool OnOwnThread() const { return false; }
   // The executor's part of the stats (memory, routes).
   virtual void FillStats(LoaderStats* stats) const = 0;
   virtual void ResetStats() {}
@@ -94,10 +97,16 @@ class BatchRing {
   // Cancels the batches of a previous epoch and starts `schedule` at batch `first_batch` (0, or
   // where a resumed run left off). REQUIRES: 0 <= first_batch <= schedule->num_batches().
   void StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch);
-  // The next batch, nullopt at the end of the epoch; see Loader::Next for the errors.
-  Result<std::optional<Batch>> Next();
+  // The next batch, nullopt at the end of the epoch; see Loader::Next for the errors. With `wait`,
+  // DeadlineExceeded when the batch is not done within it (nothing is taken; call again).
+  Result<std::optional<Batch>> Next(std::optional<std::chrono::milliseconds> wait = std::nullopt);
+  // The number in the schedule of the batch Next() hands out next (batches before it were taken).
+  int64_t next_out() const { return next_out_; }
   // Cancels every batch in flight and waits until they are done.
   void Cancel();
+  // From any thread, without waiting: cancels every batch in flight, and a Next() waiting now or
+  // called later returns FailedPrecondition(`why`). Nothing starts afterwards.
+  void Abort(const std::string& why);
 
   LoaderStats Stats() const;
   void ResetStats();
@@ -107,7 +116,8 @@ class BatchRing {
   void MarkDone(RingBatch& batch);
   void TopUp();
   void Schedule(int64_t index);
-  void Wait(const RingBatch& batch);
+  // Whether `batch` is done (false: `wait` ran out, or the ring was aborted).
+  bool Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait);
   void ReportStall(int64_t waited_s) const;  // to stderr, with mu_ held
   Result<std::optional<Batch>> HandOut(RingBatch& batch);
 
@@ -117,9 +127,11 @@ class BatchRing {
   SkipLog skips_;
   std::shared_ptr<const EpochSchedule> schedule_;
   int64_t epoch_ = -1;
-  int64_t next_ = 0;  // the next batch of the schedule to start
-  std::deque<std::shared_ptr<RingBatch>> in_flight_;
-  mutable std::mutex mu_;  // guards RingBatch::done
+  int64_t next_ = 0;      // the next batch of the schedule to start
+  int64_t next_out_ = 0;  // the next one to hand out
+  std::deque<std::shared_ptr<RingBatch>> in_flight_;  // changed with mu_ held (Abort reads it)
+  mutable std::mutex mu_;  // guards RingBatch::done, aborted_
+  std::optional<std::string> aborted_;  // why, once Abort() was called
   std::condition_variable done_cv_;
 };
 

@@ -1,6 +1,12 @@
 #include "sluice/loader.h"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -30,25 +36,63 @@ class Loader::Impl {
                            "and copy its batches to the GPU (the Python Loader does)");
       SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
     } else {
-      executor_ = std::make_unique<CpuExecutor>(source_, plan_, options_);
+      SLUICE_ASSIGN_OR_RETURN(executor_, CpuExecutor::Create(source_, plan_, options_));
     }
     ring_ = std::make_unique<BatchRing>(*source_, options_, executor_.get());
     return Status::OK();
   }
 
-  // The ring first: it cancels the batches in flight and waits for them, while the executor's
-  // threads and memory still exist.
+  bool Forked() const { return getpid() != pid_; }
+
+  bool OnOwnThread() const {
+    std::lock_guard<std::mutex> lock(ring_mu_);
+    return executor_ != nullptr && executor_->OnOwnThread();
+  }
+
+  // Why StartEpoch, Next, State or LoadState cannot run now, checked before taking drive_mu_ (a
+  // forked child may have inherited it locked; a user function would wait for itself).
+  Status Usable() const {
+    if (Forked())
+      return FailedPrecondition("this loader was created in process ", pid_, " and its threads run there; a "
+                                "forked child (process ", getpid(), ") cannot use it: create the loader in the "
+                                "child, or start children with the 'spawn' method");
+    if (OnOwnThread()) return FailedPrecondition("a loader cannot be used from inside one of its own transforms");
+    std::lock_guard<std::mutex> lock(ring_mu_);
+    if (ring_ == nullptr || closed_) return FailedPrecondition("the loader is closed");
+    return Status::OK();
+  }
+
+  // Stops the work at once (a waiting Next() returns), then, unless called from one of the
+  // loader's own threads, waits for the driving call in progress and joins the threads. The ring
+  // goes first: it waits for the batches in flight while the executor's threads and memory exist.
   void Close() {
-    ring_.reset();
-    executor_.reset();
+    if (Forked()) return;  // the threads are the parent's
+    {
+      std::lock_guard<std::mutex> lock(ring_mu_);
+      closed_ = true;
+      if (ring_ == nullptr) return;
+      ring_->Abort("the loader is closed");
+      if (executor_->OnOwnThread()) return;  // joined by a later Close() or the destructor
+    }
+    std::lock_guard<std::timed_mutex> drive(drive_mu_);
+    std::unique_ptr<BatchRing> ring;
+    std::unique_ptr<BatchWork> executor;
+    {
+      std::lock_guard<std::mutex> lock(ring_mu_);
+      ring = std::move(ring_);
+      executor = std::move(executor_);
+    }
+    ring.reset();
+    executor.reset();
   }
 
   uint64_t Digest() {
-    if (!digest_) digest_ = source_->Digest();
-    return *digest_;
+    std::call_once(digest_once_, [this] { digest_ = source_->Digest(); });
+    return digest_;
   }
 
   Status LoadState(const LoaderState& st);
+  Result<std::optional<Batch>> Next(std::optional<std::chrono::milliseconds> wait);
 
   std::shared_ptr<const Source> source_;
   Plan plan_;
@@ -65,9 +109,17 @@ class Loader::Impl {
     std::vector<uint8_t> resumed_from;
   };
   std::optional<Resume> resume_;                   // from LoadState, for the next StartEpoch
-  std::optional<uint64_t> digest_;
+  std::once_flag digest_once_;
+  uint64_t digest_ = 0;
+  mutable std::mutex state_mu_;  // guards schedule_, started_, position_, resumed_from_, resume_
+  const pid_t pid_ = getpid();                      // the process whose threads run the loader
+  // drive_mu_ serializes StartEpoch, Next, State, LoadState and Close's teardown; ring_mu_ guards
+  // ring_ and executor_ against a Close() from another thread (for Abort, stats, OnOwnThread).
+  mutable std::timed_mutex drive_mu_;
+  mutable std::mutex ring_mu_;
+  bool closed_ = false;                            // guarded by ring_mu_
   std::unique_ptr<BatchWork> executor_;
-  std::unique_ptr<BatchRing> ring_;  // over executor_
+  std::unique_ptr<BatchRing> ring_;  // over executor_; set while usable, reset by Close()
 };
 
 Status Loader::Impl::LoadState(const LoaderState& st) {
@@ -114,6 +166,7 @@ Status Loader::Impl::LoadState(const LoaderState& st) {
   Result<EpochSchedule> after = EpochSchedule::Create(shard_, st.epoch, r.resumed_from);
   if (!after.ok()) return after.status().WithPrefix("load_state: cannot resume under these settings");
   r.schedule = std::make_shared<const EpochSchedule>(std::move(after).value());
+  std::lock_guard<std::mutex> lock(state_mu_);
   resume_ = std::move(r);
   return Status::OK();
 }
@@ -133,7 +186,26 @@ Result<std::unique_ptr<Loader>> Loader::Create(std::shared_ptr<const Source> sou
 }
 
 Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Loader::~Loader() { impl_->Close(); }
+
+// In a forked child the parent's threads and locks are not there to join: the memory is left. On
+// one of the loader's own threads (a user function dropped the last reference), the join cannot
+// happen here: another thread does it.
+Loader::~Loader() {
+  if (impl_->Forked()) {
+    static_cast<void>(impl_.release());
+    return;
+  }
+  if (impl_->OnOwnThread()) {
+    impl_->Close();  // cancels at once
+    try {
+      std::thread([impl = std::move(impl_)] { impl->Close(); }).detach();
+    } catch (const std::system_error&) {
+      static_cast<void>(impl_.release());  // no thread to join with: left, as after fork
+    }
+    return;
+  }
+  impl_->Close();
+}
 
 int64_t Loader::num_samples() const { return impl_->source_->size(); }
 int64_t Loader::num_batches() const { return impl_->full_batches_; }
@@ -147,34 +219,61 @@ const LoaderOptions& Loader::options() const { return impl_->options_; }
 Status Loader::StartEpoch(int64_t epoch) {
   if (epoch < 0) return InvalidArgument("epoch must be >= 0, got ", epoch);
   Impl& m = *impl_;
-  std::optional<Impl::Resume> resume = std::move(m.resume_);
-  m.resume_.reset();
-  m.position_ = 0;
-  m.resumed_from_.clear();
-  if (resume && resume->schedule->epoch() == epoch) {
-    m.schedule_ = std::move(resume->schedule);
-    m.position_ = resume->first_batch;
-    m.resumed_from_ = std::move(resume->resumed_from);
-  } else if (m.schedule_->epoch() != epoch || m.schedule_->resumed()) {
-    SLUICE_ASSIGN_OR_RETURN(EpochSchedule s, EpochSchedule::Create(m.shard_, epoch));
-    m.schedule_ = std::make_shared<const EpochSchedule>(std::move(s));
+  SLUICE_RETURN_IF_ERROR(m.Usable());
+  std::lock_guard<std::timed_mutex> drive(m.drive_mu_);
+  SLUICE_RETURN_IF_ERROR(m.Usable());  // closed while this call waited
+  std::optional<Impl::Resume> resume;
+  std::shared_ptr<const EpochSchedule> schedule;
+  {
+    std::lock_guard<std::mutex> lock(m.state_mu_);
+    resume = std::move(m.resume_);
+    m.resume_.reset();
+    schedule = m.schedule_;
   }
-  if (m.ring_ == nullptr) return FailedPrecondition("the loader is closed");
-  m.started_ = true;
-  m.ring_->StartEpoch(m.schedule_, m.position_);
+  int64_t position = 0;
+  std::vector<uint8_t> resumed_from;
+  if (resume && resume->schedule->epoch() == epoch) {
+    schedule = std::move(resume->schedule);
+    position = resume->first_batch;
+    resumed_from = std::move(resume->resumed_from);
+  } else if (schedule->epoch() != epoch || schedule->resumed()) {
+    SLUICE_ASSIGN_OR_RETURN(EpochSchedule s, EpochSchedule::Create(m.shard_, epoch));
+    schedule = std::make_shared<const EpochSchedule>(std::move(s));
+  }
+  {
+    std::lock_guard<std::mutex> lock(m.state_mu_);
+    m.schedule_ = schedule;
+    m.position_ = position;
+    m.resumed_from_ = std::move(resumed_from);
+    m.started_ = true;
+  }
+  m.ring_->StartEpoch(std::move(schedule), position);
   return Status::OK();
 }
 
-Result<std::optional<Batch>> Loader::Next() {
-  if (impl_->ring_ == nullptr) return FailedPrecondition("the loader is closed");
-  Result<std::optional<Batch>> r = impl_->ring_->Next();
+Result<std::optional<Batch>> Loader::Next() { return impl_->Next(std::nullopt); }
+Result<std::optional<Batch>> Loader::Next(std::chrono::milliseconds wait) { return impl_->Next(wait); }
+
+Result<std::optional<Batch>> Loader::Impl::Next(std::optional<std::chrono::milliseconds> wait) {
+  SLUICE_RETURN_IF_ERROR(Usable());
+  std::unique_lock<std::timed_mutex> drive(drive_mu_, std::defer_lock);
+  if (!wait) {
+    drive.lock();
+  } else if (!drive.try_lock_for(*wait)) {
+    return DeadlineExceeded("another thread is taking a batch from this loader");
+  }
+  SLUICE_RETURN_IF_ERROR(Usable());
+  Result<std::optional<Batch>> r = ring_->Next(wait);
   // A batch, or an error that dropped one (a bad file with on_error = kRaise), is a batch taken.
-  if (impl_->started_ && (!r.ok() || r->has_value())) ++impl_->position_;
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (started_) position_ = ring_->next_out();
   return r;
 }
 
 LoaderState Loader::State() const {
   Impl& m = *impl_;
+  std::unique_lock<std::mutex> lock(m.state_mu_, std::defer_lock);
+  if (!m.Forked()) lock.lock();  // a forked child may have inherited it locked
   LoaderState st;
   st.epoch = m.schedule_->epoch();
   st.batches = m.position_;
@@ -190,10 +289,22 @@ LoaderState Loader::State() const {
   return st;
 }
 
-Status Loader::LoadState(const LoaderState& state) { return impl_->LoadState(state); }
+Status Loader::LoadState(const LoaderState& state) {
+  Impl& m = *impl_;
+  SLUICE_RETURN_IF_ERROR(m.Usable());
+  std::lock_guard<std::timed_mutex> drive(m.drive_mu_);
+  return m.LoadState(state);
+}
 
-LoaderStats Loader::stats() const { return impl_->ring_ ? impl_->ring_->Stats() : LoaderStats{}; }
+LoaderStats Loader::stats() const {
+  if (impl_->Forked()) return LoaderStats{};  // the parent's locks may be held
+  std::lock_guard<std::mutex> lock(impl_->ring_mu_);
+  return impl_->ring_ ? impl_->ring_->Stats() : LoaderStats{};
+}
+
 void Loader::ResetStats() {
+  if (impl_->Forked()) return;
+  std::lock_guard<std::mutex> lock(impl_->ring_mu_);
   if (impl_->ring_) impl_->ring_->ResetStats();
 }
 

@@ -1,11 +1,21 @@
 """User functions on each sample (Lambda), run on the loader's CPU threads."""
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any
 
 from .. import _core
 from .base import Transform
+
+
+_running = threading.local()  # .holders: the list of the loader whose user function this thread runs
+
+
+def running_for(holders: list) -> bool:
+    """Whether the calling thread is running one of the user functions kept in ``holders`` (a
+    Loader's list): a function that calls its own loader."""
+    return getattr(_running, "holders", None) is holders
 
 
 class _Holder:
@@ -76,6 +86,7 @@ class Lambda(Transform):
             held = ref()
             if held is None:
                 return f"{name}: the loader is gone"
+            _running.holders = holders
             try:
                 view = np.frombuffer(buffer, dtype=dtype).reshape(shape)
                 if as_torch:
@@ -89,5 +100,7 @@ class Lambda(Transform):
                 return error
             except Exception as e:  # the sample fails, naming the function; the loader adds the file
                 return f"{name} raised {type(e).__name__}: {e}"
+            finally:
+                _running.holders = None
 
         return _core.transforms.make_lambda(runner, finished, name)

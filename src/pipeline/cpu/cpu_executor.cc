@@ -20,10 +20,19 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan,
     sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
                     static_cast<int64_t>(DTypeSize(options.dtype));
   for (int i = 0; i < *options.num_threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
-  compute_pool_ = std::make_unique<ThreadPool>(*options.num_threads, "sluice-cpu");
-  reader_ = std::make_unique<Reader>(source_, *options.io_threads,
-                                     [pool = pool_](size_t n) { return pool->Allocate(n); }, &counters_);
 }
+
+Result<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(std::shared_ptr<const Source> source, const Plan& plan,
+                                                         const LoaderOptions& options) {
+  std::unique_ptr<CpuExecutor> e(new CpuExecutor(std::move(source), plan, options));
+  SLUICE_ASSIGN_OR_RETURN(e->compute_pool_, ThreadPool::Create(*options.num_threads, "sluice-cpu"));
+  SLUICE_ASSIGN_OR_RETURN(e->reader_, Reader::Create(e->source_, *options.io_threads,
+                                                     [pool = e->pool_](size_t n) { return pool->Allocate(n); },
+                                                     &e->counters_));
+  return e;
+}
+
+bool CpuExecutor::OnOwnThread() const { return compute_pool_->OnWorkerThread() || reader_->OnOwnThread(); }
 
 CpuExecutor::~CpuExecutor() {
   reader_.reset();

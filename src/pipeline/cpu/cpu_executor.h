@@ -22,8 +22,10 @@ namespace sluice {
 
 class CpuExecutor : public BatchWork {
  public:
-  // `plan` must outlive it; `options` resolved (ResolveOptions).
-  CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options);
+  // `plan` must outlive it; `options` resolved (ResolveOptions). ResourceExhausted when its
+  // threads cannot start.
+  static Result<std::unique_ptr<CpuExecutor>> Create(std::shared_ptr<const Source> source, const Plan& plan,
+                                                     const LoaderOptions& options);
   ~CpuExecutor() override;
 
   std::shared_ptr<RingBatch> NewBatch() override;
@@ -31,8 +33,10 @@ class CpuExecutor : public BatchWork {
   void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
   std::string Describe(const RingBatch& batch) const override;
   void FillStats(LoaderStats* stats) const override;
+  bool OnOwnThread() const override;
 
  private:
+  CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options);
   struct CpuBatch;
   void Process(const std::shared_ptr<CpuBatch>& b, int i, SampleBytes bytes, int worker);
   Result<void*> Slot(CpuBatch& b, int i, int height, int width);

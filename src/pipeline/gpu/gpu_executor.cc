@@ -49,6 +49,9 @@ class GpuExecutor : public BatchWork {
   void Taken(RingBatch& batch) override;
   void FillStats(LoaderStats* stats) const override;
   void ResetStats() override;
+  bool OnOwnThread() const override {
+    return compute_pool_->OnWorkerThread() || hw_pool_->OnWorkerThread() || reader_->OnOwnThread();
+  }
 
  private:
   Status InitFinish();
@@ -118,9 +121,10 @@ Status GpuExecutor::Init() {
   batch_estimate_.store(2 * (sample_bytes_ > 0 ? sample_bytes_ : 1 << 20) * options_.batch_size);
   for (int i = 0; i < io; ++i) io_decoders_.push_back(std::make_unique<ImageDecoder>());
   for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
-  compute_pool_ = std::make_unique<ThreadPool>(threads, "sluice-cpu");
-  hw_pool_ = std::make_unique<ThreadPool>(GpuDecoders::kEngineThreads, "sluice-nvjpeg");
-  reader_ = std::make_unique<Reader>(source_, io, [host = host_](size_t n) { return host->Allocate(n); }, &counters_);
+  SLUICE_ASSIGN_OR_RETURN(compute_pool_, ThreadPool::Create(threads, "sluice-cpu"));
+  SLUICE_ASSIGN_OR_RETURN(hw_pool_, ThreadPool::Create(GpuDecoders::kEngineThreads, "sluice-nvjpeg"));
+  SLUICE_ASSIGN_OR_RETURN(
+      reader_, Reader::Create(source_, io, [host = host_](size_t n) { return host->Allocate(n); }, &counters_));
   return Status::OK();
 }
 
