@@ -40,6 +40,8 @@ struct LoaderOptions {
   int world_size = 1;                       // positions rank, rank + world_size, ...
   bool dct_scaling = true;                  // JPEG: decode at 1/2, 1/4, 1/8 when the resize
                                             // shrinks the region at least that much
+  int64_t max_file_bytes = int64_t{1} << 30;  // larger files are refused before reading (a
+                                              // bad sample, as a corrupt one), >= 1
   // GPU path only:
   DecodeRoute decode_route = DecodeRoute::kAuto;  // with world_size > 1, auto resolves to
                                                   // hardware (see docs/design.md)

@@ -33,8 +33,8 @@ struct LoaderStats {
   double wall_s = 0;          // time since creation or ResetStats
   int num_threads = 0;
   int io_threads = 0;
-  int64_t host_memory_in_use = 0;   // bytes, pooled buffers handed out
-  int64_t host_memory_peak = 0;
+  int64_t host_memory_in_use = 0;   // bytes: pooled buffers handed out, and the threads' scratch
+  int64_t host_memory_peak = 0;     // (decoded pixels, intermediate images; a peak per thread)
   // GPU path:
   int64_t gpu_memory_in_use = 0;    // bytes of sluice's device pool handed out
   int64_t gpu_memory_peak = 0;      // peak bytes the pool held from the driver

@@ -51,7 +51,7 @@ class Source {
   // Errors: NotFound (no such directory, no class folder, or a class folder with no image),
   // InvalidArgument (not a directory).
   static Result<std::shared_ptr<const Source>> ImageFolder(const std::string& root);
-  // Errors: InvalidArgument for an empty list or an empty path.
+  // Errors: InvalidArgument for an empty list, an empty path or one with a NUL byte.
   static Result<std::shared_ptr<const Source>> FromList(std::vector<Sample> samples);
 
   virtual int64_t size() const = 0;
@@ -59,8 +59,10 @@ class Source {
   virtual int64_t label(int64_t index) const = 0;
   // What names sample `index` in errors and skip reports (a file's path).
   virtual std::string name(int64_t index) const = 0;
-  // Its bytes, in memory from `memory`. Errors (NotFound, IOError, ResourceExhausted) name it.
-  virtual Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory) const = 0;
+  // Its bytes, in memory from `memory`. Errors name it: NotFound, IOError, ResourceExhausted, and
+  // Unsupported for what is not a regular file (a directory, a FIFO, a device: refused without
+  // waiting on it) or holds more than `max_bytes` (refused before reading).
+  virtual Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const = 0;
 
   // A 64-bit digest of the samples in order (their labels and the tail of their names, so that
   // it survives moving the dataset's root). A resume checks it (LoaderState::dataset_digest).

@@ -87,6 +87,8 @@ class Loader:
             whose batches pass through more stages). The automatic values are decided in C++;
             ``loader.options`` shows the ones in use.
         dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much.
+        max_file_bytes: files larger than this (default 1 GiB) are bad samples, refused before
+            they are read (``on_error`` applies).
         output: ``"torch"``, ``"numpy"`` or ``"auto"`` (torch when installed).
         decode_route: GPU path only. ``"auto"`` splits each batch between the JPEG engines and
             the CPU-side decoders by what the batches before it measured (not reproducible bit
@@ -112,7 +114,8 @@ class Loader:
                  on_error: str = DEFAULTS.on_error, num_threads: int | None = None, io_threads: int | None = None,
                  prefetch: int | None = None, dct_scaling: bool = DEFAULTS.dct_scaling, output: str = "auto",
                  decode_route: str = DEFAULTS.decode_route, gpu_memory_budget: int | None = None,
-                 rank: int | None = None, world_size: int | None = None):
+                 rank: int | None = None, world_size: int | None = None,
+                 max_file_bytes: int = DEFAULTS.max_file_bytes):
         self._transforms = flatten(transform)
         # Trailing batch transforms (BatchLambda, MixUp, CutMix, RandomChoice) are applied here, to
         # whole batches; the rest compiles to C++.
@@ -130,7 +133,8 @@ class Loader:
             batch_size=batch_size, shuffle=shuffle, seed=seed, last_batch=last_batch, dtype=dtype_name(dtype),
             layout=layout, on_error=on_error, device="cpu" if self._upload else self._device,
             num_threads=num_threads, io_threads=io_threads, prefetch=prefetch, dct_scaling=dct_scaling,
-            decode_route=decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size)
+            decode_route=decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size,
+            max_file_bytes=max_file_bytes)
         self._check_dtype(options.dtype)
         self._functions: list = []  # user functions (Lambda): the C++ loader reaches them weakly
         # Serializes iterating (starting an epoch, taking a batch) and load_state_dict between

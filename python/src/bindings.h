@@ -4,6 +4,7 @@
 #define SLUICE_PYTHON_BINDINGS_H_
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>  // in every file: nb::cast<std::string> must mean one thing
 
 #include <string>
 
@@ -33,6 +34,19 @@ void RegisterSample(nb::module_& m);
 // Raises the Python exception `type` (TypeError for a value of the wrong kind, ...) with
 // `message`: for errors of converting Python values, which have no Status. Never returns.
 [[noreturn]] void Raise(PyObject* type, const std::string& message);
+
+// A path from C++ (bytes) as Python's os.fsdecode gives it: non-UTF-8 bytes as surrogate escapes,
+// so that it names the same file.
+nb::object PathToPy(const std::string& path);
+// A message (which may hold such a path) as str, with non-UTF-8 bytes shown as \xNN.
+nb::object MessageToPy(const std::string& message);
+// A path from Python (str, bytes or os.PathLike) as the system's bytes (os.fsencode); TypeError
+// naming `what` for anything else.
+std::string PathFromPy(nb::handle value, const std::string& what);
+
+// An int in [lo, hi] (a bool is not an int): TypeError naming `name` for another type, ValueError
+// for one out of range.
+long long ToInt(const std::string& name, nb::handle value, long long lo, long long hi);
 
 // Returns the value or raises.
 template <typename T>

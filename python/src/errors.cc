@@ -36,13 +36,25 @@ void ThrowStatus(const Status& status) {
     case StatusCode::kDeadlineExceeded: type = PyExc_TimeoutError; break;
     default: type = PyExc_RuntimeError; break;
   }
-  PyErr_SetString(type, status.message().c_str());
+  PyErr_SetObject(type, MessageToPy(status.message()).ptr());
   throw nb::python_error();
 }
 
+long long ToInt(const std::string& name, nb::handle v, long long lo, long long hi) {
+  if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()))
+    Raise(PyExc_TypeError, name + " must be an int, got " + Py_TYPE(v.ptr())->tp_name + ": " +
+                               nb::cast<std::string>(nb::repr(v)));
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow != 0 || x < lo || x > hi)
+    Raise(PyExc_ValueError, name + " is out of range, got " + nb::cast<std::string>(nb::repr(v)));
+  return x;
+}
+
 void ThrowBatchStatus(const Status& status) {
-  if (status.code() == StatusCode::kUnsupported) Raise(g_decode_error, status.message());
-  ThrowStatus(status);
+  if (status.code() != StatusCode::kUnsupported) ThrowStatus(status);
+  PyErr_SetObject(g_decode_error, MessageToPy(status.message()).ptr());
+  throw nb::python_error();
 }
 
 }  // namespace sluice::python

@@ -6,6 +6,8 @@
 #include <nanobind/stl/vector.h>
 
 #include <chrono>
+#include <cstdint>
+#include <string>
 
 #include "bindings.h"
 #include "gpu/device.h"
@@ -16,12 +18,14 @@ namespace sluice::python {
 
 namespace {
 
+// An ImageFolder root (a path), or (path, label) pairs (Python checked that they are pairs).
 std::shared_ptr<const Source> MakeSource(const nb::handle& source) {
-  if (nb::isinstance<nb::str>(source)) return Unwrap(Source::ImageFolder(nb::cast<std::string>(source)));
+  if (nb::isinstance<nb::str>(source) || nb::isinstance<nb::bytes>(source))
+    return Unwrap(Source::ImageFolder(PathFromPy(source, "source")));
   std::vector<Sample> samples;
   for (nb::handle item : nb::iter(source)) {
-    auto pair = nb::cast<std::pair<std::string, int64_t>>(item);
-    samples.push_back(Sample{std::move(pair.first), pair.second});
+    const std::string what = "source[" + std::to_string(samples.size()) + "]";
+    samples.push_back(Sample{PathFromPy(item[0], what + " path"), ToInt(what + " label", item[1], INT64_MIN, INT64_MAX)});
   }
   return Unwrap(Source::FromList(std::move(samples)));
 }
@@ -55,10 +59,10 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   nb::list skipped;
   for (const SkippedSample& k : s.skipped) {
     nb::dict e;
-    e["path"] = k.path;
+    e["path"] = PathToPy(k.path);
     e["index"] = k.index;
     e["epoch"] = k.epoch;
-    e["reason"] = k.reason;
+    e["reason"] = MessageToPy(k.reason);
     skipped.append(e);
   }
   d["skipped"] = skipped;
@@ -166,16 +170,22 @@ void RegisterLoader(nb::module_& m) {
       .def_prop_ro("num_samples", &Loader::num_samples)
       .def_prop_ro("num_batches", &Loader::num_batches)
       .def_prop_ro("output_size", &Loader::output_size)
-      .def_prop_ro("classes", [](const Loader& l) { return l.source().classes(); })
+      .def_prop_ro("classes",
+                   [](const Loader& l) {
+                     nb::list out;
+                     for (const std::string& c : l.source().classes()) out.append(PathToPy(c));
+                     return out;
+                   })
       .def_prop_ro("samples",
                    [](const Loader& l) {
                      nb::list out;
                      const Source& s = l.source();
-                     for (int64_t i = 0; i < s.size(); ++i) out.append(nb::make_tuple(s.name(i), s.label(i)));
+                     for (int64_t i = 0; i < s.size(); ++i) out.append(nb::make_tuple(PathToPy(s.name(i)), s.label(i)));
                      return out;
                    })
       .def("start_epoch",
-           [](Loader& l, int64_t epoch) {
+           [](Loader& l, nb::handle value) {
+             const int64_t epoch = ToInt("epoch", value, 0, INT64_MAX);
              Status s;
              {
                nb::gil_scoped_release release;

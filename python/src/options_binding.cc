@@ -17,19 +17,7 @@ namespace sluice::python {
 namespace {
 
 std::string Describe(nb::handle v) {
-  return nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr()))).attr("__name__"))) +
-         ": " + nb::cast<std::string>(nb::repr(v));
-}
-
-// An int in [lo, hi] (a bool is not an int).
-long long ToInt(const char* name, nb::handle v, long long lo, long long hi) {
-  if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()))
-    Raise(PyExc_TypeError, std::string(name) + " must be an int, got " + Describe(v));
-  int overflow = 0;
-  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-  if (overflow != 0 || x < lo || x > hi)
-    Raise(PyExc_ValueError, std::string(name) + " is out of range, got " + nb::cast<std::string>(nb::repr(v)));
-  return x;
+  return std::string(Py_TYPE(v.ptr())->tp_name) + ": " + nb::cast<std::string>(nb::repr(v));
 }
 
 // A property for an int field.
@@ -38,6 +26,14 @@ void IntField(nb::class_<LoaderOptions>& c, const char* name) {
   c.def_prop_rw(
       name, [](const LoaderOptions& o) { return o.*member; },
       [name](LoaderOptions& o, nb::handle v) { o.*member = static_cast<int>(ToInt(name, v, INT_MIN, INT_MAX)); });
+}
+
+// A property for an int64 field.
+template <auto member>
+void Int64Field(nb::class_<LoaderOptions>& c, const char* name) {
+  c.def_prop_rw(
+      name, [](const LoaderOptions& o) { return o.*member; },
+      [name](LoaderOptions& o, nb::handle v) { o.*member = ToInt(name, v, LLONG_MIN, LLONG_MAX); });
 }
 
 // A property for an int field that may be left to the loader (None).
@@ -50,12 +46,18 @@ void AutoIntField(nb::class_<LoaderOptions>& c, const char* name) {
       });
 }
 
-// A property for a bool field (any object, by its truth value).
+// A property for a bool field: True or False (NumPy's too), not any object's truth value
+// (dct_scaling="no" would be True).
 template <auto member>
 void BoolField(nb::class_<LoaderOptions>& c, const char* name) {
   c.def_prop_rw(
       name, [](const LoaderOptions& o) { return o.*member; },
-      [](LoaderOptions& o, nb::handle v) { o.*member = PyObject_IsTrue(v.ptr()) == 1; });
+      [name](LoaderOptions& o, nb::handle v) {
+        const std::string type = Py_TYPE(v.ptr())->tp_name;  // NumPy's: numpy.bool_, numpy.bool
+        if (!PyBool_Check(v.ptr()) && type != "numpy.bool_" && type != "numpy.bool")
+          Raise(PyExc_TypeError, std::string(name) + " must be a bool, got " + Describe(v));
+        o.*member = PyObject_IsTrue(v.ptr()) == 1;
+      });
 }
 
 // A property for an enum field, by name: `parse` and `name_of` are the C++ name table's.
@@ -106,11 +108,8 @@ void RegisterLoaderOptions(nb::module_& m) {
   IntField<&LoaderOptions::rank>(c, "rank");
   IntField<&LoaderOptions::world_size>(c, "world_size");
   BoolField<&LoaderOptions::dct_scaling>(c, "dct_scaling");
-  c.def_prop_rw(
-      "gpu_memory_budget", [](const LoaderOptions& o) { return o.gpu_memory_budget; },
-      [](LoaderOptions& o, nb::handle v) {
-        o.gpu_memory_budget = ToInt("gpu_memory_budget", v, LLONG_MIN, LLONG_MAX);
-      });
+  Int64Field<&LoaderOptions::gpu_memory_budget>(c, "gpu_memory_budget");
+  Int64Field<&LoaderOptions::max_file_bytes>(c, "max_file_bytes");
 }
 
 }  // namespace sluice::python

@@ -66,8 +66,9 @@ void SetScalar(const char* op, const OpField& f, nb::handle v, void* p) {
     case FieldType::kByte: {
       if (!IsNumber(v)) Raise(PyExc_TypeError, what + " must be an int, got " + Repr(v));
       if (!PyLong_Check(v.ptr())) Raise(PyExc_ValueError, what + " must be an int, got " + Repr(v));
-      const long long x = PyLong_AsLongLong(v.ptr());
-      if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+      int overflow = 0;
+      const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+      if (overflow != 0) Raise(PyExc_ValueError, what + " is out of range, got " + Repr(v));
       if (f.type == FieldType::kByte) {
         if (x < 0 || x > 255)
           Raise(PyExc_ValueError, what + " values must be in [0, 255] (pixel values), got " + Repr(v));

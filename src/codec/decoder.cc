@@ -41,7 +41,12 @@ Result<ImageInfo> ImageDecoder::ReadHeader(const uint8_t* data, size_t size) {
         return Unsupported(ImageFormatName(format), " images are not supported (JPEG, PNG and WebP are)");
     }
   }();
-  if (info.ok()) format_ = format;
+  if (!info.ok()) return info;
+  // Before any pixel memory: the same limit for every format.
+  if (static_cast<int64_t>(info->width) * info->height > kMaxImagePixels)
+    return CorruptData("image too large: ", info->width, "x", info->height, " pixels exceeds the limit of ",
+                       kMaxImagePixels);
+  format_ = format;
   return info;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <webp/encode.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,58 @@ TEST(ImageDecoderTest, DecodesWebpWholeAndRefusesDownscaling) {
   r = dec.Decode(DecodeRequest{Rect{0, 0, 5, 5}, 2}, &px);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+}
+
+// PNG's CRC-32 (ISO 3309), bit by bit.
+uint32_t Crc32(const uint8_t* p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return c ^ 0xFFFFFFFFu;
+}
+
+void PutBE32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (24 - 8 * i));
+}
+
+// Headers over the pixel limit (178,956,970) are refused before any pixel memory, for every
+// format: a PNG's IHDR and a lossless WebP's size field rewritten to claim more.
+TEST(ImageDecoderTest, PixelLimitHoldsForEveryFormat) {
+  // A 1x1 8-bit gray PNG: signature, IHDR (13 bytes + CRC), IDAT, IEND.
+  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                              0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0, 0};
+  PutBE32(&png[16], 20000);  // 20000 x 20000 = 400 MP
+  PutBE32(&png[20], 20000);
+  PutBE32(&png[29], Crc32(&png[12], 17));
+  const std::vector<uint8_t> src = Gradient(8, 8);
+  uint8_t* out = nullptr;
+  const size_t n = WebPEncodeLosslessRGB(src.data(), 8, 8, 8 * 3, &out);
+  std::vector<uint8_t> webp(out, out + n);
+  WebPFree(out);
+  ASSERT_EQ(std::string(webp.begin() + 12, webp.begin() + 16), "VP8L");
+  // After the 0x2f signature byte: width-1 (14 bits), height-1 (14 bits), alpha, version.
+  uint32_t bits = webp[21] | webp[22] << 8 | webp[23] << 16 | static_cast<uint32_t>(webp[24]) << 24;
+  bits = (bits & 0xF0000000u) | 16382u | 16382u << 14;  // 16383 x 16383 = 268 MP
+  for (int i = 0; i < 4; ++i) webp[static_cast<size_t>(21 + i)] = static_cast<uint8_t>(bits >> (8 * i));
+  const struct {
+    std::vector<uint8_t> bytes;
+    const char* message;
+  } cases[] = {
+      {png, "image too large: 20000x20000 pixels exceeds the limit of 178956970"},
+      {webp, "image too large: 16383x16383 pixels exceeds the limit of 178956970"},
+  };
+  for (const auto& c : cases) {
+    ImageDecoder dec;
+    Result<ImageInfo> info = dec.ReadHeader(c.bytes.data(), c.bytes.size());
+    ASSERT_FALSE(info.ok()) << c.message;
+    EXPECT_EQ(info.status().code(), StatusCode::kCorruptData);
+    EXPECT_EQ(info.status().message(), c.message);
+    std::vector<uint8_t> px;
+    EXPECT_EQ(dec.Decode(DecodeRequest{Rect{0, 0, 1, 1}, 1}, &px).status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(px.capacity(), 0u);
+  }
 }
 
 TEST(ImageDecoderTest, FailedHeaderLeavesNothingToDecode) {

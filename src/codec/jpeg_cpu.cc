@@ -46,6 +46,17 @@ void OnEmitMessage(j_common_ptr cinfo, int level) {
 
 void OnOutputMessage(j_common_ptr) {}  // never print
 
+// A progressive JPEG has about 10 scans; thousands of tiny ones (a few hundred KB can hold them)
+// make decoding take minutes, each scan being a pass over the whole image's coefficients.
+void OnProgress(j_common_ptr cinfo) {
+  if (!cinfo->is_decompressor) return;
+  if (reinterpret_cast<j_decompress_ptr>(cinfo)->input_scan_number <= kMaxJpegScans) return;
+  auto* err = reinterpret_cast<ErrorManager*>(cinfo->err);
+  std::snprintf(err->message, sizeof(err->message), "more than %d scans (a progressive JPEG has about 10)",
+                kMaxJpegScans);
+  std::longjmp(err->jump, 1);
+}
+
 const char* SubsamplingName(const jpeg_decompress_struct& c) {
   if (c.num_components == 1) return "gray";
   if (c.num_components != 3) return "other";
@@ -116,6 +127,32 @@ bool JpegScanLooksIntact(const uint8_t* d, size_t n) {
   return false;
 }
 
+int JpegScanCount(const uint8_t* d, size_t n) {
+  int scans = 0;
+  size_t i = 2;  // after SOI
+  while (i + 4 <= n && d[i] == 0xFF) {
+    const uint8_t m = d[i + 1];
+    if (m == 0xFF) {  // fill byte
+      ++i;
+      continue;
+    }
+    if (m == 0xD9) break;  // EOI
+    i += 2 + (static_cast<size_t>(d[i + 2]) << 8 | d[i + 3]);
+    if (m != 0xDA) continue;
+    ++scans;
+    // The entropy-coded data runs to the next marker that is not stuffing or a restart.
+    while (i + 1 < n) {
+      const void* ff = std::memchr(d + i, 0xFF, n - 1 - i);
+      if (ff == nullptr) return scans;
+      i = static_cast<size_t>(static_cast<const uint8_t*>(ff) - d);
+      const uint8_t next = d[i + 1];
+      if (next != 0x00 && next != 0xFF && (next < 0xD0 || next > 0xD7)) break;
+      i += next == 0xFF ? 1 : 2;
+    }
+  }
+  return scans;
+}
+
 bool JpegHasEndMarker(const uint8_t* data, size_t size) {
   constexpr size_t kTail = 64 * 1024;
   const size_t start = size > kTail ? size - kTail : 0;
@@ -132,6 +169,7 @@ namespace {
 struct JpegDecoder::Impl {
   jpeg_decompress_struct cinfo;
   ErrorManager err;
+  jpeg_progress_mgr progress;
   const uint8_t* data = nullptr;
   size_t size = 0;
   bool header_ready = false;
@@ -145,6 +183,9 @@ JpegDecoder::JpegDecoder() : impl_(std::make_unique<Impl>()) {
   impl_->err.pub.emit_message = OnEmitMessage;
   impl_->err.pub.output_message = OnOutputMessage;
   jpeg_create_decompress(&impl_->cinfo);
+  std::memset(&impl_->progress, 0, sizeof(impl_->progress));
+  impl_->progress.progress_monitor = OnProgress;
+  impl_->cinfo.progress = &impl_->progress;
 }
 
 JpegDecoder::~JpegDecoder() { jpeg_destroy_decompress(&impl_->cinfo); }
@@ -184,11 +225,6 @@ Result<ImageInfo> JpegDecoder::ReadHeader(const uint8_t* data, size_t size) {
   info.progressive = s.cinfo.progressive_mode != 0;
   info.subsampling = SubsamplingName(s.cinfo);
   info.orientation = OrientationFromMarkers(s.cinfo);
-  if (static_cast<int64_t>(info.width) * info.height > kMaxImagePixels) {
-    jpeg_abort_decompress(&s.cinfo);
-    return CorruptData("image too large: ", info.width, "x", info.height, " pixels exceeds the limit of ",
-                       kMaxImagePixels);
-  }
   s.header_ready = true;
   return info;
 }

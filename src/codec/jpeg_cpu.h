@@ -10,6 +10,9 @@
 // above the last row, the rest of the entropy data is not decoded; truncation is still caught by
 // checking for the end-of-image marker, but damage below the region goes unnoticed.
 //
+// A progressive file of more than kMaxJpegScans scans is refused while it decodes (CorruptData):
+// thousands of tiny scans would take minutes.
+//
 // Thread-safety: a JpegDecoder is used by one thread at a time; use one per worker.
 #ifndef SLUICE_CODEC_JPEG_CPU_H_
 #define SLUICE_CODEC_JPEG_CPU_H_
@@ -22,6 +25,8 @@
 #include "sluice/status.h"
 
 namespace sluice {
+
+inline constexpr int kMaxJpegScans = 100;
 
 class JpegDecoder {
  public:
@@ -50,6 +55,10 @@ class JpegDecoder {
 // True if an end-of-image marker (FF D9) appears within the last 64 KiB: a file without one is
 // truncated (the CPU decoder reports it; the GPU path sends such files to the CPU decoder).
 bool JpegHasEndMarker(const uint8_t* data, size_t size);
+
+// The number of scans (SOS markers) a JPEG's marker walk finds, without decoding: the GPU path
+// sends files of more than kMaxJpegScans to the CPU decoder, which refuses them.
+int JpegScanCount(const uint8_t* data, size_t size);
 
 // For a single-scan (baseline) JPEG: true if its entropy-coded data holds only the byte
 // sequences a scan may (FF 00 stuffing, restart markers, fill bytes) and ends at an end-of-image

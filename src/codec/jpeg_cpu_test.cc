@@ -14,6 +14,8 @@
 #include <jpeglib.h>
 // clang-format on
 
+#include "codec/decoder.h"
+
 namespace sluice {
 namespace {
 
@@ -393,7 +395,8 @@ TEST(JpegCpuTest, DamagedDataNeverCrashes) {
 }
 
 // A header claiming 60000 x 60000 pixels (3.6 GP) is refused before any pixel memory is
-// allocated, as PIL refuses decompression bombs; the decoder stays usable afterwards.
+// allocated, as PIL refuses decompression bombs (ImageDecoder's limit, the same for every
+// format); the decoder stays usable afterwards.
 TEST(JpegCpuTest, HugeHeaderIsRefused) {
   std::vector<uint8_t> jpeg = Encode(MakePicture(32, 24, 3), 32, 24, 3, "420", false);
   size_t sof = 0;
@@ -407,7 +410,7 @@ TEST(JpegCpuTest, HugeHeaderIsRefused) {
     jpeg[off] = 0xEA;
     jpeg[off + 1] = 0x60;
   }
-  JpegDecoder decoder;
+  ImageDecoder decoder;
   for (int round = 0; round < 3; ++round) {
     Result<ImageInfo> info = decoder.ReadHeader(jpeg.data(), jpeg.size());
     ASSERT_FALSE(info.ok());
@@ -550,6 +553,69 @@ TEST(JpegCpuTest, BitstreamChecksCatchTruncationAndDamagedScans) {
   ok[ok.size() / 2 + 1] = 0x00;
   EXPECT_TRUE(JpegScanLooksIntact(ok.data(), ok.size()));
   EXPECT_FALSE(JpegScanLooksIntact(good.data(), 3));
+}
+
+// A valid progressive JPEG with one scan per DCT coefficient and component (spectral selection
+// only): 1 + 63 * channels scans. Written with libjpeg's scan scripts.
+std::vector<uint8_t> EncodeOneScanPerCoefficient(const std::vector<uint8_t>& px, int w, int h, int channels) {
+  jpeg_compress_struct c;
+  jpeg_error_mgr err;
+  c.err = jpeg_std_error(&err);
+  jpeg_create_compress(&c);
+  unsigned char* out = nullptr;
+  unsigned long out_size = 0;
+  jpeg_mem_dest(&c, &out, &out_size);
+  c.image_width = static_cast<JDIMENSION>(w);
+  c.image_height = static_cast<JDIMENSION>(h);
+  c.input_components = channels;
+  c.in_color_space = channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+  jpeg_set_defaults(&c);
+  std::vector<jpeg_scan_info> scans;
+  jpeg_scan_info dc{};
+  dc.comps_in_scan = channels;
+  for (int k = 0; k < channels; ++k) dc.component_index[k] = k;
+  scans.push_back(dc);
+  for (int k = 0; k < channels; ++k)
+    for (int coef = 1; coef < 64; ++coef) {
+      jpeg_scan_info ac{};
+      ac.comps_in_scan = 1;
+      ac.component_index[0] = k;
+      ac.Ss = ac.Se = coef;
+      scans.push_back(ac);
+    }
+  c.scan_info = scans.data();
+  c.num_scans = static_cast<int>(scans.size());
+  jpeg_start_compress(&c, TRUE);
+  while (c.next_scanline < c.image_height) {
+    JSAMPROW row = const_cast<JSAMPROW>(px.data() + static_cast<size_t>(c.next_scanline) * w * channels);
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  std::vector<uint8_t> bytes(out, out + out_size);
+  jpeg_destroy_compress(&c);
+  std::free(out);
+  return bytes;
+}
+
+// 64 scans (gray) decode; 190 (colour), over kMaxJpegScans, are refused while decoding, and the
+// marker walk counts them without decoding.
+TEST(JpegCpuTest, TooManyScansAreRefused) {
+  static_assert(kMaxJpegScans >= 64 && kMaxJpegScans < 190);
+  for (int channels : {1, 3}) {
+    const std::vector<uint8_t> px = MakePicture(64, 48, channels);
+    const std::vector<uint8_t> jpg = EncodeOneScanPerCoefficient(px, 64, 48, channels);
+    EXPECT_EQ(JpegScanCount(jpg.data(), jpg.size()), 1 + 63 * channels);
+    JpegDecoder dec;
+    const Status s = HeaderThenDecode(dec, jpg.data(), jpg.size());
+    if (channels == 1) {
+      EXPECT_TRUE(s.ok()) << s.ToString();
+    } else {
+      EXPECT_EQ(s.code(), StatusCode::kCorruptData);
+      EXPECT_EQ(s.message(), "corrupt JPEG data: more than 100 scans (a progressive JPEG has about 10)");
+    }
+  }
+  const std::vector<uint8_t> baseline = Encode(MakePicture(32, 24, 3), 32, 24, 3, "420", false);
+  EXPECT_EQ(JpegScanCount(baseline.data(), baseline.size()), 1);
 }
 
 }  // namespace

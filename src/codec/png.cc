@@ -3,6 +3,7 @@
 #include <spng.h>
 
 #include <memory>
+#include <vector>
 
 #include "codec/exif.h"
 
@@ -43,43 +44,53 @@ Result<ImageInfo> PngReadHeader(const uint8_t* data, size_t size) {
     case SPNG_COLOR_TYPE_TRUECOLOR_ALPHA: info.components = 4; break;
     default: info.components = 3; break;
   }
-  if (static_cast<int64_t>(info.width) * info.height > kMaxImagePixels)
-    return CorruptData("image too large: ", info.width, "x", info.height,
-                       " pixels exceeds the limit of ", kMaxImagePixels);
   spng_exif exif;
   if (spng_get_exif(ctx.get(), &exif) == 0)
     info.orientation = ExifOrientationFromTiff(reinterpret_cast<const uint8_t*>(exif.data), exif.length);
   return info;
 }
 
+namespace {
+
+// Adam7's first column and column step per pass: spng_decode_row writes only those of a row.
+constexpr int kPassStartX[7] = {0, 4, 0, 2, 0, 1, 0};
+constexpr int kPassStepX[7] = {8, 8, 4, 4, 2, 2, 1};
+
+// 16-bit files, a row at a time through RGBA16 (which libspng offers for every color type),
+// keeping the high byte of each sample: the image's memory is its RGB8 output and one wide row.
+Status DecodeWideRows(spng_ctx* ctx, const spng_ihdr& ihdr, uint8_t* out) {
+  const size_t w = ihdr.width;
+  std::vector<uint16_t> row(w * 4);
+  if (int e = spng_decode_image(ctx, nullptr, 0, SPNG_FMT_RGBA16, SPNG_DECODE_PROGRESSIVE))
+    return CorruptData("corrupt PNG data: ", spng_strerror(e));
+  const bool interlaced = ihdr.interlace_method != SPNG_INTERLACE_NONE;
+  for (;;) {
+    spng_row_info info;
+    int e = spng_get_row_info(ctx, &info);
+    if (e == SPNG_EOI) return Status::OK();
+    if (e == 0) e = spng_decode_row(ctx, row.data(), row.size() * sizeof(uint16_t));
+    if (e != 0 && e != SPNG_EOI) return CorruptData("corrupt PNG data: ", spng_strerror(e));
+    const size_t first = interlaced ? static_cast<size_t>(kPassStartX[info.pass]) : 0;
+    const size_t step = interlaced ? static_cast<size_t>(kPassStepX[info.pass]) : 1;
+    uint8_t* dst = out + static_cast<size_t>(info.row_num) * w * 3;
+    for (size_t x = first; x < w; x += step)
+      for (size_t c = 0; c < 3; ++c) dst[x * 3 + c] = static_cast<uint8_t>(row[x * 4 + c] >> 8);
+    if (e == SPNG_EOI) return Status::OK();
+  }
+}
+
+}  // namespace
+
 Result<Rect> PngDecode(const uint8_t* data, size_t size, std::vector<uint8_t>* pixels) {
   SLUICE_ASSIGN_OR_RETURN(Ctx ctx, Open(data, size));
   spng_ihdr ihdr;
   if (int e = spng_get_ihdr(ctx.get(), &ihdr)) return CorruptData("corrupt PNG header: ", spng_strerror(e));
-  // 16-bit files go through RGBA16 (which libspng offers for every color type); the high
-  // byte of each sample is kept. Everything else converts straight to RGB8.
-  const bool wide16 = ihdr.bit_depth == 16;
-  const int fmt = wide16 ? SPNG_FMT_RGBA16 : SPNG_FMT_RGB8;
-  size_t out_size = 0;
-  if (int e = spng_decoded_image_size(ctx.get(), fmt, &out_size))
-    return CorruptData("corrupt PNG: ", spng_strerror(e));
   const size_t w = ihdr.width, h = ihdr.height;
-  if (!wide16) {
-    pixels->resize(out_size);
-    if (int e = spng_decode_image(ctx.get(), pixels->data(), out_size, fmt, 0))
-      return CorruptData("corrupt PNG data: ", spng_strerror(e));
-  } else {
-    std::vector<uint8_t> wide(out_size);
-    if (int e = spng_decode_image(ctx.get(), wide.data(), out_size, fmt, 0))
-      return CorruptData("corrupt PNG data: ", spng_strerror(e));
-    pixels->resize(w * h * 3);
-    const uint16_t* in = reinterpret_cast<const uint16_t*>(wide.data());
-    uint8_t* out = pixels->data();
-    for (size_t i = 0; i < w * h; ++i, in += 4, out += 3) {
-      out[0] = static_cast<uint8_t>(in[0] >> 8);
-      out[1] = static_cast<uint8_t>(in[1] >> 8);
-      out[2] = static_cast<uint8_t>(in[2] >> 8);
-    }
+  pixels->resize(w * h * 3);
+  if (ihdr.bit_depth == 16) {
+    SLUICE_RETURN_IF_ERROR(DecodeWideRows(ctx.get(), ihdr, pixels->data()));
+  } else if (int e = spng_decode_image(ctx.get(), pixels->data(), pixels->size(), SPNG_FMT_RGB8, 0)) {
+    return CorruptData("corrupt PNG data: ", spng_strerror(e));
   }
   return Rect{0, 0, static_cast<int>(w), static_cast<int>(h)};
 }

@@ -140,26 +140,29 @@ TEST(PngTest, PaletteIsExpanded) {
   }
 }
 
+// 16-bit files are converted a row at a time (interlaced ones pass by pass).
 TEST(PngTest, SixteenBitKeepsHighByte) {
-  for (int color_type : {SPNG_COLOR_TYPE_TRUECOLOR, SPNG_COLOR_TYPE_GRAYSCALE,
-                         SPNG_COLOR_TYPE_TRUECOLOR_ALPHA}) {
-    PngSpec s;
-    s.width = 13, s.height = 3, s.bit_depth = 16, s.color_type = color_type;
-    const size_t channels = color_type == SPNG_COLOR_TYPE_TRUECOLOR         ? 3
-                            : color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA ? 4
-                                                                            : 1;
-    // SPNG_FMT_PNG takes host-endian 16-bit samples.
-    const std::vector<uint8_t> raw = RandomBytes(13 * 3 * channels * 2, 5);
-    std::vector<uint16_t> samples(13 * 3 * channels);
-    std::memcpy(samples.data(), raw.data(), raw.size());
-    const std::vector<uint8_t> png = EncodePng(s, raw);
-    const std::vector<uint8_t> px = DecodeOk(png, s);
-    for (size_t i = 0; i < 13 * 3; ++i)
-      for (size_t c = 0; c < 3; ++c) {
-        const uint16_t v = samples[i * channels + (channels == 1 ? 0 : c)];
-        ASSERT_EQ(px[3 * i + c], v >> 8) << "color type " << color_type << " pixel " << i;
-      }
-  }
+  for (bool interlaced : {false, true})
+    for (int color_type : {SPNG_COLOR_TYPE_TRUECOLOR, SPNG_COLOR_TYPE_GRAYSCALE, SPNG_COLOR_TYPE_TRUECOLOR_ALPHA}) {
+      PngSpec s;
+      s.width = 37, s.height = 21, s.bit_depth = 16, s.color_type = color_type, s.interlaced = interlaced;
+      const size_t channels = color_type == SPNG_COLOR_TYPE_TRUECOLOR         ? 3
+                              : color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA ? 4
+                                                                              : 1;
+      const size_t n = static_cast<size_t>(s.width) * s.height;
+      // SPNG_FMT_PNG takes host-endian 16-bit samples.
+      const std::vector<uint8_t> raw = RandomBytes(n * channels * 2, 5);
+      std::vector<uint16_t> samples(n * channels);
+      std::memcpy(samples.data(), raw.data(), raw.size());
+      const std::vector<uint8_t> png = EncodePng(s, raw);
+      const std::vector<uint8_t> px = DecodeOk(png, s);
+      for (size_t i = 0; i < n; ++i)
+        for (size_t c = 0; c < 3; ++c) {
+          const uint16_t v = samples[i * channels + (channels == 1 ? 0 : c)];
+          ASSERT_EQ(px[3 * i + c], v >> 8) << "color type " << color_type << " interlaced " << interlaced
+                                           << " pixel " << i;
+        }
+    }
 }
 
 TEST(PngTest, ExifOrientationFromExifChunk) {

@@ -20,14 +20,35 @@ struct Fd {
     if (fd >= 0) ::close(fd);
   }
 };
+
+
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
 }  // namespace
 
-Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+Status CheckPath(const std::string& path, const char* what) {
+  if (path.find('\0') == std::string::npos) return Status::OK();
+  std::string shown;
+  for (char c : path) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
+  return InvalidArgument(what, " '", shown, "' contains a NUL byte");
+}
+
+Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory, int64_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer (it has no effect on files).
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};
   if (f.fd < 0) return ErrnoStatus(path, "open", errno);
   struct stat st;
   if (::fstat(f.fd, &st) != 0) return ErrnoStatus(path, "stat", errno);
-  if (S_ISDIR(st.st_mode)) return IOError(path, ": is a directory, not a file");
+  if (!S_ISREG(st.st_mode)) return Unsupported(path, ": ", FileKind(st.st_mode), ", not a regular file");
+  if (st.st_size > max_bytes)
+    return Unsupported(path, ": ", st.st_size, " bytes, over the file size limit of ", max_bytes,
+                       " bytes (max_file_bytes)");
   const size_t size = static_cast<size_t>(st.st_size);
   SampleBytes out;
   out.owner = memory(size + 1);

@@ -13,10 +13,14 @@
 
 namespace sluice {
 
-// Reads all of `path` (open, fstat, pread loop) into a buffer from `memory`.
-// Errors: NotFound (no such file), IOError (permission, a directory, read failure), both naming
-// the path. An empty file is returned as size 0; the decoder reports it.
-Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory);
+// Reads all of `path` (open, fstat, pread loop) into a buffer from `memory`. Errors name the path:
+// NotFound (no such file), IOError (permission, read failure), Unsupported for what is not a
+// regular file (opened without blocking, so a FIFO is refused at once) or is larger than
+// `max_bytes` (refused before reading). An empty file is returned as size 0; the decoder reports it.
+Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory, int64_t max_bytes);
+
+// InvalidArgument naming `what` when `path` holds a NUL byte (the system would cut it there).
+Status CheckPath(const std::string& path, const char* what);
 
 }  // namespace sluice
 

@@ -14,13 +14,15 @@ const std::vector<std::string>& Source::classes() const {
 
 Result<std::shared_ptr<const Source>> Source::FromList(std::vector<Sample> samples) {
   if (samples.empty()) return InvalidArgument("the sample list is empty");
-  for (size_t i = 0; i < samples.size(); ++i)
+  for (size_t i = 0; i < samples.size(); ++i) {
     if (samples[i].path.empty()) return InvalidArgument("sample ", i, " has an empty path");
+    SLUICE_RETURN_IF_ERROR(CheckPath(samples[i].path, "sample path"));
+  }
   return std::shared_ptr<const Source>(std::make_shared<FileSource>(std::move(samples), std::vector<std::string>{}));
 }
 
-Result<SampleBytes> FileSource::Read(int64_t index, const ByteAllocator& memory) const {
-  return ReadFile(samples_[static_cast<size_t>(index)].path, memory);
+Result<SampleBytes> FileSource::Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const {
+  return ReadFile(samples_[static_cast<size_t>(index)].path, memory, max_bytes);
 }
 
 uint64_t FileSource::Digest() const {

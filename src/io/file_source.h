@@ -21,7 +21,7 @@ class FileSource : public Source {
   int64_t size() const override { return static_cast<int64_t>(samples_.size()); }
   int64_t label(int64_t index) const override { return samples_[static_cast<size_t>(index)].label; }
   std::string name(int64_t index) const override { return samples_[static_cast<size_t>(index)].path; }
-  Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory) const override;
+  Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const override;
   // FNV-1a over each sample's label and the last two components of its path (class folder
   // and file name).
   uint64_t Digest() const override;

@@ -1,6 +1,8 @@
 // Source::ImageFolder: the samples of a folder tree, listed as torchvision's ImageFolder lists them.
 #include "sluice/source.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "core/file_util.h"
 #include "io/file_source.h"
 
 namespace sluice {
@@ -35,10 +38,18 @@ std::string Join(const std::string& dir, const std::string& name) {
   return dir + "/" + name;
 }
 
+// A directory's identity, through symbolic links.
+struct DirId {
+  dev_t dev;
+  ino_t ino;
+  bool operator==(const DirId&) const = default;
+};
+
 // The files under `dir` in the order of Python's
 //   for root, _, files in sorted(os.walk(dir, followlinks=True)): for f in sorted(files)
-void Walk(const std::string& dir, std::map<std::string, std::vector<std::string>>* out, int depth) {
-  if (depth > 64) return;  // a symlink cycle
+// except that a link back to a directory being walked (`ancestors`, `dir` last) is not followed:
+// os.walk would go round such a loop until the path is too long (with two links, 2^40 times).
+void Walk(const std::string& dir, std::map<std::string, std::vector<std::string>>* out, std::vector<DirId>* ancestors) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec), end;
   if (ec) return;  // os.walk ignores unreadable directories
@@ -55,12 +66,21 @@ void Walk(const std::string& dir, std::map<std::string, std::vector<std::string>
     }
   }
   std::sort(files.begin(), files.end());
-  for (const std::string& sub : subdirs) Walk(sub, out, depth + 1);
+  for (const std::string& sub : subdirs) {
+    struct stat st;
+    if (::stat(sub.c_str(), &st) != 0) continue;  // gone, or a dangling link: os.walk skips it too
+    const DirId id{st.st_dev, st.st_ino};
+    if (std::find(ancestors->begin(), ancestors->end(), id) != ancestors->end()) continue;  // a loop
+    ancestors->push_back(id);
+    Walk(sub, out, ancestors);
+    ancestors->pop_back();
+  }
 }
 
 }  // namespace
 
 Result<std::shared_ptr<const Source>> Source::ImageFolder(const std::string& root) {
+  SLUICE_RETURN_IF_ERROR(CheckPath(root, "the folder"));
   std::error_code ec;
   if (!fs::exists(root, ec)) return NotFound(root, ": no such directory");
   if (!fs::is_directory(root, ec)) return InvalidArgument(root, ": not a directory");
@@ -78,7 +98,11 @@ Result<std::shared_ptr<const Source>> Source::ImageFolder(const std::string& roo
   std::vector<std::string> empty_classes;
   for (size_t label = 0; label < classes.size(); ++label) {
     std::map<std::string, std::vector<std::string>> tree;
-    Walk(Join(root, classes[label]), &tree, 0);
+    const std::string top = Join(root, classes[label]);
+    struct stat st;
+    std::vector<DirId> ancestors;
+    if (::stat(top.c_str(), &st) == 0) ancestors.push_back(DirId{st.st_dev, st.st_ino});
+    Walk(top, &tree, &ancestors);
     size_t before = samples.size();
     for (const auto& [dir, files] : tree)
       for (const std::string& f : files)

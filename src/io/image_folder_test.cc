@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -170,12 +173,69 @@ TEST_F(SourceTest, ReadGivesTheFileOrAnErrorNamingIt) {
   ASSERT_TRUE(src.ok());
   std::shared_ptr<HostPool> pool = HostPool::Create();
   const ByteAllocator memory = [&](size_t n) { return pool->Allocate(n); };
-  Result<SampleBytes> bytes = (*src)->Read(0, memory);
+  Result<SampleBytes> bytes = (*src)->Read(0, memory, 1 << 20);
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes->data), bytes->size), "x");
-  Result<SampleBytes> missing = (*src)->Read(1, memory);
+  Result<SampleBytes> missing = (*src)->Read(1, memory, 1 << 20);
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(missing.status().message(), Path("ds/none.jpg") + ": no such file");
+}
+
+// What is not a regular file is refused without waiting on it (a FIFO with no writer would block
+// open() forever), and a file over the size limit without reading it (a sparse 4 GiB file).
+TEST_F(SourceTest, HostileFilesAreRefusedWithoutReading) {
+  Mkdir("ds");
+  ASSERT_EQ(mkfifo(Path("ds/fifo.jpg").c_str(), 0600), 0);
+  Mkdir("ds/dir.jpg");
+  fs::create_symlink("/dev/zero", Path("ds/zero.jpg"));
+  {
+    std::ofstream(Path("ds/big.jpg")) << "x";
+    fs::resize_file(Path("ds/big.jpg"), std::uintmax_t{4} << 30);  // sparse: no disk used
+  }
+  Result<std::shared_ptr<const Source>> src = Source::FromList(
+      {{Path("ds/fifo.jpg"), 0}, {Path("ds/dir.jpg"), 0}, {Path("ds/zero.jpg"), 0}, {Path("ds/big.jpg"), 0}});
+  ASSERT_TRUE(src.ok());
+  int64_t allocated = 0;
+  const ByteAllocator memory = [&](size_t n) {
+    allocated += static_cast<int64_t>(n);
+    return std::shared_ptr<uint8_t>(new uint8_t[n], std::default_delete<uint8_t[]>());
+  };
+  const std::string expected[] = {
+      Path("ds/fifo.jpg") + ": a FIFO, not a regular file",
+      Path("ds/dir.jpg") + ": a directory, not a regular file",
+      Path("ds/zero.jpg") + ": a character device, not a regular file",
+      Path("ds/big.jpg") + ": 4294967296 bytes, over the file size limit of 1073741824 bytes (max_file_bytes)",
+  };
+  for (int64_t i = 0; i < 4; ++i) {
+    Result<SampleBytes> r = (*src)->Read(i, memory, int64_t{1} << 30);
+    ASSERT_FALSE(r.ok()) << i;
+    EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+    EXPECT_EQ(r.status().message(), expected[i]);
+  }
+  EXPECT_EQ(allocated, 0);
+}
+
+TEST_F(SourceTest, PathsWithANulByteAreRefused) {
+  Result<std::shared_ptr<const Source>> list = Source::FromList({{std::string("a\0b.jpg", 7), 0}});
+  ASSERT_FALSE(list.ok());
+  EXPECT_EQ(list.status().message(), "sample path 'a\\0b.jpg' contains a NUL byte");
+  Result<std::shared_ptr<const Source>> folder = Source::ImageFolder(std::string("root\0x", 6));
+  ASSERT_FALSE(folder.ok());
+  EXPECT_EQ(folder.status().code(), StatusCode::kInvalidArgument);
+}
+
+// Two links back to their own folder: each real folder is walked once, its files listed once.
+TEST_F(SourceTest, SymlinkLoopsAreNotFollowed) {
+  Touch("root/c0/a.jpg");
+  Touch("root/c0/sub/b.jpg");
+  Symlink("root/c0", "root/c0/l1");
+  Symlink("root/c0", "root/c0/l2");
+  Symlink("root/c0", "root/c0/sub/up");
+  Result<std::shared_ptr<const Source>> src = Source::ImageFolder(Path("root"));
+  ASSERT_TRUE(src.ok()) << src.status().ToString();
+  ASSERT_EQ((*src)->size(), 2);
+  EXPECT_EQ((*src)->name(0), Path("root/c0/a.jpg"));
+  EXPECT_EQ((*src)->name(1), Path("root/c0/sub/b.jpg"));
 }
 
 TEST(SourceDigestTest, LabelsAndFileNamesInOrderNotTheRoot) {

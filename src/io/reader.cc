@@ -7,8 +7,8 @@
 namespace sluice {
 
 Result<std::unique_ptr<Reader>> Reader::Create(std::shared_ptr<const Source> source, int threads,
-                                               ByteAllocator memory, StageCounters* counters) {
-  std::unique_ptr<Reader> reader(new Reader(std::move(source), std::move(memory), counters));
+                                               int64_t max_bytes, ByteAllocator memory, StageCounters* counters) {
+  std::unique_ptr<Reader> reader(new Reader(std::move(source), max_bytes, std::move(memory), counters));
   SLUICE_ASSIGN_OR_RETURN(reader->pool_, ThreadPool::Create(threads, "sluice-io"));
   return reader;
 }
@@ -20,7 +20,7 @@ void Reader::Read(int64_t index, const std::atomic<bool>* cancelled, Done done) 
     if (cancelled->load(std::memory_order_relaxed)) return done(Cancelled("cancelled"), io_thread);
     Result<SampleBytes> bytes = [&] {
       ScopedTimer timer(&counters_->read_ns);
-      return source_->Read(index, memory_);
+      return source_->Read(index, memory_, max_bytes_);
     }();
     if (bytes.ok()) counters_->bytes_read.fetch_add(static_cast<int64_t>(bytes->size), std::memory_order_relaxed);
     done(std::move(bytes), io_thread);

@@ -4,7 +4,7 @@
 // read hands its bytes to a callback on the I/O thread, which passes them on (a decode task, a
 // header parse).
 //
-//   auto reader = Reader::Create(source, 2, [pool](size_t n) { return pool->Allocate(n); }, &counters);
+//   auto reader = Reader::Create(source, 2, options.max_file_bytes, [pool](size_t n) { return pool->Allocate(n); }, &counters);
 //   (*reader)->Read(index, &batch->cancelled, [batch](Result<SampleBytes> bytes, int io_thread) { ... });
 //
 // Thread-safety: Read() may be called from any thread, also from inside a callback. The
@@ -29,10 +29,10 @@ class Reader {
  public:
   using Done = std::function<void(Result<SampleBytes> bytes, int io_thread)>;
 
-  // ResourceExhausted when its threads cannot start. `counters` (read time and bytes) must
-  // outlive the Reader. REQUIRES: threads >= 1.
+  // Files larger than `max_bytes` are refused before reading. ResourceExhausted when its threads
+  // cannot start. `counters` (read time and bytes) must outlive the Reader. REQUIRES: threads >= 1.
   static Result<std::unique_ptr<Reader>> Create(std::shared_ptr<const Source> source, int threads,
-                                                ByteAllocator memory, StageCounters* counters);
+                                                int64_t max_bytes, ByteAllocator memory, StageCounters* counters);
   ~Reader();
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
@@ -47,10 +47,11 @@ class Reader {
   void Read(int64_t index, const std::atomic<bool>* cancelled, Done done);
 
  private:
-  Reader(std::shared_ptr<const Source> source, ByteAllocator memory, StageCounters* counters)
-      : source_(std::move(source)), memory_(std::move(memory)), counters_(counters) {}
+  Reader(std::shared_ptr<const Source> source, int64_t max_bytes, ByteAllocator memory, StageCounters* counters)
+      : source_(std::move(source)), max_bytes_(max_bytes), memory_(std::move(memory)), counters_(counters) {}
 
   std::shared_ptr<const Source> source_;
+  int64_t max_bytes_;
   ByteAllocator memory_;
   StageCounters* counters_;
   std::unique_ptr<ThreadPool> pool_;

@@ -49,7 +49,7 @@ TEST_F(ReaderTest, ReadsEverySampleOnceWithItsBytesOrError) {
   std::vector<int> calls(7, 0);
   std::atomic<bool> cancelled{false};
   {
-    auto reader = Reader::Create(source_, 3, [&](size_t n) { return pool->Allocate(n); }, &counters);
+    auto reader = Reader::Create(source_, 3, 1 << 20, [&](size_t n) { return pool->Allocate(n); }, &counters);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     EXPECT_EQ((*reader)->threads(), 3);
     for (int64_t i = 0; i < 7; ++i)
@@ -77,7 +77,7 @@ TEST_F(ReaderTest, ACancelledReadIsNotMade) {
   std::vector<StatusCode> codes;
   std::mutex mu;
   {
-    auto reader = Reader::Create(source_, 1, [&](size_t n) { return pool->Allocate(n); }, &counters);
+    auto reader = Reader::Create(source_, 1, 1 << 20, [&](size_t n) { return pool->Allocate(n); }, &counters);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     for (int64_t i = 0; i < 6; ++i)
       (*reader)->Read(i, &cancelled, [&](Result<SampleBytes> bytes, int) {

@@ -40,7 +40,7 @@ class GatedSource : public Source {
   int64_t label(int64_t index) const override { return index; }
   std::string name(int64_t index) const override { return "gated/" + std::to_string(index) + ".jpg"; }
   uint64_t Digest() const override { return static_cast<uint64_t>(n_); }
-  Result<SampleBytes> Read(int64_t, const ByteAllocator& memory) const override {
+  Result<SampleBytes> Read(int64_t, const ByteAllocator& memory, int64_t) const override {
     {
       std::unique_lock<std::mutex> lock(mu_);
       ++reads_waiting_;

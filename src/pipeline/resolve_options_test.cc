@@ -54,6 +54,9 @@ TEST(ResolveOptionsTest, CheckNamesTheOption) {
   o = LoaderOptions{};
   o.gpu_memory_budget = 0;
   EXPECT_EQ(CheckOptions(o, *plan).message(), "gpu_memory_budget must be >= 1, got 0");
+  o.gpu_memory_budget = 1;
+  o.max_file_bytes = 0;
+  EXPECT_EQ(CheckOptions(o, *plan).message(), "max_file_bytes must be >= 1, got 0");
   EXPECT_TRUE(CheckOptions(LoaderOptions{}, *plan).ok());
 }
 

@@ -15,6 +15,38 @@
 namespace sluice {
 
 namespace {
+template <typename T>
+size_t BytesOf(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+template <typename T>
+void Release(std::vector<T>* v, size_t keep) {
+  if (BytesOf(*v) > keep) std::vector<T>().swap(*v);
+}
+}  // namespace
+
+int64_t WorkerScratch::bytes() const {
+  size_t n = BytesOf(decoded) + BytesOf(oriented) + BytesOf(segment[0]) + BytesOf(segment[1]) +
+             BytesOf(warp_source) + BytesOf(filtered[0]) + BytesOf(filtered[1]) + BytesOf(filter_rows) +
+             BytesOf(resize.mid) + BytesOf(resize.acc);
+  return static_cast<int64_t>(n);
+}
+
+void SettleScratch(WorkerScratch* scratch, int worker, ScratchGauge* gauge) {
+  constexpr size_t kKeep = size_t{64} << 20;
+  gauge->Report(worker, scratch->bytes());
+  scratch->Trim(kKeep);
+  gauge->Report(worker, scratch->bytes());
+}
+
+void WorkerScratch::Trim(size_t keep) {
+  for (auto* v : {&decoded, &oriented, &segment[0], &segment[1], &warp_source, &filtered[0], &filtered[1], &resize.mid})
+    Release(v, keep);
+  Release(&filter_rows, keep);
+  Release(&resize.acc, keep);
+}
+
+namespace {
 
 // Re-expresses a map on the full-resolution image as one on the image scaled by 1/denom.
 void ScaleMap(AxisMap* m, int denom, int scaled_len) {

@@ -18,6 +18,7 @@
 #include "kernels/finish/finish_cpu.h"
 #include "kernels/resize/resize_cpu.h"
 #include "pipeline/plan.h"
+#include "core/scratch_gauge.h"
 #include "core/stage_counters.h"
 
 namespace sluice {
@@ -31,7 +32,16 @@ struct WorkerScratch {
   std::vector<uint8_t> filtered[2];  // the pixel passes' filter outputs
   std::vector<double> filter_rows;   // the blur's row sums
   ResizeScratch resize;
+
+  // The bytes its buffers hold.
+  int64_t bytes() const;
+  // Frees the buffers larger than `keep` bytes (one huge image must not stay a thread's memory).
+  void Trim(size_t keep);
 };
+
+// After a sample on worker `worker`: reports its scratch's bytes to `gauge` (so the peak counts
+// this sample), frees the buffers over 64 MiB and reports again.
+void SettleScratch(WorkerScratch* scratch, int worker, ScratchGauge* gauge);
 
 class SampleProcessor {
  public:

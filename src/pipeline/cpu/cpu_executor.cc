@@ -15,7 +15,7 @@ struct CpuExecutor::CpuBatch : RingBatch {
 CpuExecutor::CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options)
     : source_(std::move(source)), plan_(plan), options_(options),
       processor_(plan, MakeFinishParams(plan, options.dtype, options.layout), options.dct_scaling),
-      pool_(HostPool::Create()) {
+      pool_(HostPool::Create()), scratch_gauge_(*options.num_threads) {
   if (plan.fixed_size())
     sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
                     static_cast<int64_t>(DTypeSize(options.dtype));
@@ -26,7 +26,7 @@ Result<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(std::shared_ptr<const S
                                                          const LoaderOptions& options) {
   std::unique_ptr<CpuExecutor> e(new CpuExecutor(std::move(source), plan, options));
   SLUICE_ASSIGN_OR_RETURN(e->compute_pool_, ThreadPool::Create(*options.num_threads, "sluice-cpu"));
-  SLUICE_ASSIGN_OR_RETURN(e->reader_, Reader::Create(e->source_, *options.io_threads,
+  SLUICE_ASSIGN_OR_RETURN(e->reader_, Reader::Create(e->source_, *options.io_threads, options.max_file_bytes,
                                                      [pool = e->pool_](size_t n) { return pool->Allocate(n); },
                                                      &e->counters_));
   return e;
@@ -92,6 +92,7 @@ void CpuExecutor::Process(const std::shared_ptr<CpuBatch>& b, int i, SampleBytes
         bytes.data, bytes.size, SampleKey{options_.seed, static_cast<uint64_t>(b->epoch), static_cast<uint64_t>(index)},
         scratch_[static_cast<size_t>(worker)].get(), [&](int h, int w) { return Slot(*b, i, h, w); }, &counters_);
     if (!s.ok()) b->status[static_cast<size_t>(i)] = s.WithPrefix(source_->name(index));
+    SettleScratch(scratch_[static_cast<size_t>(worker)].get(), worker, &scratch_gauge_);
   }
   bytes.owner.reset();  // back to the pool before the batch can be observed as done
   FinishSample(*b);
@@ -129,8 +130,8 @@ std::string CpuExecutor::Describe(const RingBatch& batch) const {
 
 void CpuExecutor::FillStats(LoaderStats* s) const {
   const HostPool::Usage u = pool_->usage();
-  s->host_memory_in_use = u.in_use_bytes;
-  s->host_memory_peak = u.peak_bytes;
+  s->host_memory_in_use = u.in_use_bytes + scratch_gauge_.in_use();
+  s->host_memory_peak = u.peak_bytes + scratch_gauge_.peak();
 }
 
 }  // namespace sluice

@@ -49,6 +49,7 @@ class CpuExecutor : public BatchWork {
   std::shared_ptr<HostPool> pool_;
   int64_t sample_bytes_ = 0;  // bytes of one output sample (fixed-size plans)
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
+  ScratchGauge scratch_gauge_;
   // The reader submits to the compute threads: declared last, it is joined first.
   std::unique_ptr<ThreadPool> compute_pool_;
   std::unique_ptr<Reader> reader_;

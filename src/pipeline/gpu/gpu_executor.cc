@@ -91,6 +91,7 @@ class GpuExecutor : public BatchWork {
 
   std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
+  std::unique_ptr<ScratchGauge> scratch_gauge_;
 
   // Threads are joined in the reverse order of who submits to whom: the reader (its last read of
   // a batch plans it and submits its decodes), then the engine threads (their rejects go to the
@@ -121,10 +122,11 @@ Status GpuExecutor::Init() {
   batch_estimate_.store(2 * (sample_bytes_ > 0 ? sample_bytes_ : 1 << 20) * options_.batch_size);
   for (int i = 0; i < io; ++i) io_decoders_.push_back(std::make_unique<ImageDecoder>());
   for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
+  scratch_gauge_ = std::make_unique<ScratchGauge>(threads);
   SLUICE_ASSIGN_OR_RETURN(compute_pool_, ThreadPool::Create(threads, "sluice-cpu"));
   SLUICE_ASSIGN_OR_RETURN(hw_pool_, ThreadPool::Create(GpuDecoders::kEngineThreads, "sluice-nvjpeg"));
   SLUICE_ASSIGN_OR_RETURN(
-      reader_, Reader::Create(source_, io, [host = host_](size_t n) { return host->Allocate(n); }, &counters_));
+      reader_, Reader::Create(source_, io, options_.max_file_bytes, [host = host_](size_t n) { return host->Allocate(n); }, &counters_));
   return Status::OK();
 }
 
@@ -198,7 +200,8 @@ void GpuExecutor::Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, i
     // names the damage as the CPU path does (nvJPEG would decode them to grey or garbage without
     // a word). A scan of the whole file, so here, in parallel.
     if (st.ok() && s.info.format == ImageFormat::kJpeg && options_.decode_route != DecodeRoute::kCpu)
-      s.intact = s.info.progressive ? JpegHasEndMarker(s.bytes.data, s.bytes.size)
+      s.intact = s.info.progressive ? JpegHasEndMarker(s.bytes.data, s.bytes.size) &&
+                                          JpegScanCount(s.bytes.data, s.bytes.size) <= kMaxJpegScans
                                     : JpegScanLooksIntact(s.bytes.data, s.bytes.size);
   }
   if (b->pending.fetch_sub(1) == 1) PlanBatch(b);
@@ -319,6 +322,7 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
       st = DecodeOnCpu(processor_, &s, w, pinned_.get(), pool_.get(), b->stream, &counters_);
     if (st.ok()) st = PackSample(*b, &s, &w->resize);
     if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(NameOf(*b, i));
+    SettleScratch(w, worker, scratch_gauge_.get());
     route_samples_[RouteIndex(s.route)].fetch_add(1, std::memory_order_relaxed);
     const int64_t t1 = NowNs();
     scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(t1 - t0) * 1e-9);
@@ -395,8 +399,8 @@ void GpuExecutor::Taken(RingBatch& batch) {
 
 void GpuExecutor::FillStats(LoaderStats* s) const {
   const HostPool::Usage host = host_->usage();
-  s->host_memory_in_use = host.in_use_bytes;
-  s->host_memory_peak = host.peak_bytes;
+  s->host_memory_in_use = host.in_use_bytes + scratch_gauge_->in_use();
+  s->host_memory_peak = host.peak_bytes + scratch_gauge_->peak();
   const DevicePool::Usage dev = pool_->usage();
   s->gpu_memory_in_use = dev.in_use_bytes;
   s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
