@@ -251,3 +251,14 @@ def test_create_drain_close_under_debug_malloc(folder):
                            "MALLOC_PERTURB_": "165"})
     assert r.returncode == 0, r.stdout + r.stderr
     assert int(r.stdout.split()[0]) > 100, r.stdout
+
+
+def test_cpu_soak_is_flat(tmp_path):
+    # 100 epochs in a fresh process: host RSS from epoch 10 to 99 within 16 MiB (bench/soak.py).
+    data = tmp_path / "soak"
+    datasets.make_dataset(str(data), num_images=64, num_classes=2, width=(48, 64), progress=False)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "soak.py"), str(data), "--epochs", "100",
+                        "--batch-size", "16"], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "soak cpu: 100 epochs of 64 samples" in r.stdout and ": flat" in r.stdout, r.stdout
