@@ -48,6 +48,15 @@ double Psnr(const uint8_t* a, const uint8_t* b, size_t n) {
   return 10 * std::log10(255.0 * 255.0 * static_cast<double>(n) / se);
 }
 
+// Ends a compression into memory (jpeg_mem_dest's buffer) and returns the file.
+std::vector<uint8_t> FinishAndTake(jpeg_compress_struct* c, unsigned char* const& out, const unsigned long& out_size) {
+  jpeg_finish_compress(c);
+  std::vector<uint8_t> bytes(out, out + out_size);
+  jpeg_destroy_compress(c);
+  std::free(out);
+  return bytes;
+}
+
 std::vector<uint8_t> Encode(const std::vector<uint8_t>& px, int w, int h, int channels,
                             const char* sub, bool progressive, int orientation = 1,
                             int quality = 95) {
@@ -493,11 +502,7 @@ std::vector<uint8_t> EncodeCmyk(int w, int h, const uint8_t cmyk[4], bool adobe)
     JSAMPROW r = row.data();
     jpeg_write_scanlines(&c, &r, 1);
   }
-  jpeg_finish_compress(&c);
-  std::vector<uint8_t> bytes(out, out + out_size);
-  jpeg_destroy_compress(&c);
-  std::free(out);
-  return bytes;
+  return FinishAndTake(&c, out, out_size);
 }
 
 TEST(JpegCpuTest, CmykConvertsAsPil) {
@@ -590,11 +595,7 @@ std::vector<uint8_t> EncodeOneScanPerCoefficient(const std::vector<uint8_t>& px,
     JSAMPROW row = const_cast<JSAMPROW>(px.data() + static_cast<size_t>(c.next_scanline) * w * channels);
     jpeg_write_scanlines(&c, &row, 1);
   }
-  jpeg_finish_compress(&c);
-  std::vector<uint8_t> bytes(out, out + out_size);
-  jpeg_destroy_compress(&c);
-  std::free(out);
-  return bytes;
+  return FinishAndTake(&c, out, out_size);
 }
 
 // 64 scans (gray) decode; 190 (colour), over kMaxJpegScans, are refused while decoding, and the

@@ -49,7 +49,7 @@ class Loader::Impl {
     return executor_ != nullptr && executor_->OnOwnThread();
   }
 
-  // Why StartEpoch, Next, State or LoadState cannot run now, checked before taking drive_mu_ (a
+  // Why StartEpoch, Next or LoadState cannot run now, checked before taking drive_mu_ (a
   // forked child may have inherited it locked; a user function would wait for itself).
   Status Usable() const {
     if (Forked())

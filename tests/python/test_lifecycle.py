@@ -191,6 +191,7 @@ def test_ctrl_c_interrupts_a_long_batch_within_a_second(folder):
     # One thread, 0.5 s per sample, 16 samples a batch: 8 s for the first batch.
     r = run_child(f"""
         import os, signal, threading, time, sluice, sluice.transforms as T
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits SIGINT ignored
         def slow(x):
             time.sleep(0.5)
             return x
