@@ -134,7 +134,7 @@ TEST(LoaderLifecycleTest, ThreadsTakingBatchesGetEachOnce) {
     std::multiset<int64_t> seen;
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
-      threads.emplace_back([&] {
+      threads.emplace_back([&, t] {
         for (;;) {
           Result<std::optional<Batch>> b = t % 2 ? loader->Next() : loader->Next(milliseconds(1));
           if (!b.ok() && b.status().code() == StatusCode::kDeadlineExceeded) continue;
