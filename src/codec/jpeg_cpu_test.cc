@@ -48,14 +48,30 @@ double Psnr(const uint8_t* a, const uint8_t* b, size_t n) {
   return 10 * std::log10(255.0 * 255.0 * static_cast<double>(n) / se);
 }
 
-// Ends a compression into memory (jpeg_mem_dest's buffer) and returns the file.
-std::vector<uint8_t> FinishAndTake(jpeg_compress_struct* c, unsigned char* const& out, const unsigned long& out_size) {
-  jpeg_finish_compress(c);
-  std::vector<uint8_t> bytes(out, out + out_size);
-  jpeg_destroy_compress(c);
-  std::free(out);
-  return bytes;
-}
+// A libjpeg compression into memory, for the files EncodeJpeg cannot make: set the fields after
+// Begin() (colour space, defaults, scan script), write rows, then Finish() returns the file.
+struct MemoryCompressor {
+  jpeg_compress_struct c;
+  jpeg_error_mgr err;
+  unsigned char* out = nullptr;
+  unsigned long out_size = 0;
+
+  void Begin(int w, int h, int components) {
+    c.err = jpeg_std_error(&err);
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &out, &out_size);
+    c.image_width = static_cast<JDIMENSION>(w);
+    c.image_height = static_cast<JDIMENSION>(h);
+    c.input_components = components;
+  }
+  std::vector<uint8_t> Finish() {
+    jpeg_finish_compress(&c);
+    std::vector<uint8_t> bytes(out, out + out_size);
+    jpeg_destroy_compress(&c);
+    std::free(out);
+    return bytes;
+  }
+};
 
 std::vector<uint8_t> Encode(const std::vector<uint8_t>& px, int w, int h, int channels,
                             const char* sub, bool progressive, int orientation = 1,
@@ -480,16 +496,9 @@ TEST(JpegCpuTest, EncodeArgumentErrors) {
 
 // CMYK files cannot be made with EncodeJpeg; write them with libjpeg directly.
 std::vector<uint8_t> EncodeCmyk(int w, int h, const uint8_t cmyk[4], bool adobe) {
-  jpeg_compress_struct c;
-  jpeg_error_mgr err;
-  c.err = jpeg_std_error(&err);
-  jpeg_create_compress(&c);
-  unsigned char* out = nullptr;
-  unsigned long out_size = 0;
-  jpeg_mem_dest(&c, &out, &out_size);
-  c.image_width = static_cast<JDIMENSION>(w);
-  c.image_height = static_cast<JDIMENSION>(h);
-  c.input_components = 4;
+  MemoryCompressor m;
+  m.Begin(w, h, 4);
+  jpeg_compress_struct& c = m.c;
   c.in_color_space = JCS_CMYK;
   jpeg_set_defaults(&c);
   jpeg_set_quality(&c, 100, TRUE);
@@ -502,7 +511,7 @@ std::vector<uint8_t> EncodeCmyk(int w, int h, const uint8_t cmyk[4], bool adobe)
     JSAMPROW r = row.data();
     jpeg_write_scanlines(&c, &r, 1);
   }
-  return FinishAndTake(&c, out, out_size);
+  return m.Finish();
 }
 
 TEST(JpegCpuTest, CmykConvertsAsPil) {
@@ -563,16 +572,9 @@ TEST(JpegCpuTest, BitstreamChecksCatchTruncationAndDamagedScans) {
 // A valid progressive JPEG with one scan per DCT coefficient and component (spectral selection
 // only): 1 + 63 * channels scans. Written with libjpeg's scan scripts.
 std::vector<uint8_t> EncodeOneScanPerCoefficient(const std::vector<uint8_t>& px, int w, int h, int channels) {
-  jpeg_compress_struct c;
-  jpeg_error_mgr err;
-  c.err = jpeg_std_error(&err);
-  jpeg_create_compress(&c);
-  unsigned char* out = nullptr;
-  unsigned long out_size = 0;
-  jpeg_mem_dest(&c, &out, &out_size);
-  c.image_width = static_cast<JDIMENSION>(w);
-  c.image_height = static_cast<JDIMENSION>(h);
-  c.input_components = channels;
+  MemoryCompressor m;
+  m.Begin(w, h, channels);
+  jpeg_compress_struct& c = m.c;
   c.in_color_space = channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
   jpeg_set_defaults(&c);
   std::vector<jpeg_scan_info> scans;
@@ -595,7 +597,7 @@ std::vector<uint8_t> EncodeOneScanPerCoefficient(const std::vector<uint8_t>& px,
     JSAMPROW row = const_cast<JSAMPROW>(px.data() + static_cast<size_t>(c.next_scanline) * w * channels);
     jpeg_write_scanlines(&c, &row, 1);
   }
-  return FinishAndTake(&c, out, out_size);
+  return m.Finish();
 }
 
 // 64 scans (gray) decode; 190 (colour), over kMaxJpegScans, are refused while decoding, and the
