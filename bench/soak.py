@@ -3,12 +3,15 @@ also the loader's GPU memory and the device memory in use), to show it stays fla
 
     python bench/soak.py DATA --epochs 100 [--device cuda] [--json soak.json]
 
-Prints one line per 10 epochs and a verdict: the growth from the end of the warm-up (epoch
---warmup) to the last epoch, against --tolerance-mib. Exit status 1 when it grows more.
+Prints one line per 10 epochs and a verdict: the growth of the highest value of the second half
+of the run over the highest of the first half after the warm-up (epochs --warmup to the middle),
+against --tolerance-mib; a level that moves up and down (pools trimmed as each epoch starts)
+is flat, a creep is not. Exit status 1 when it grows more.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import sys
 import time
@@ -21,6 +24,22 @@ def rss_mib() -> float:
     with open("/proc/self/status") as f:
         kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
     return kb / 1024
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                               "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def malloc_mib() -> tuple[float, float] | None:
+    """glibc's heap: (bytes in use by malloc, bytes free but kept), MiB; None without glibc."""
+    try:
+        f = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):
+        return None
+    f.restype = _MallInfo2
+    m = f()
+    return (m.uordblks + m.hblkhd) / 2**20, m.fordblks / 2**20
 
 
 def device_used_mib() -> float | None:
@@ -46,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--device", default="cpu")
     p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--decode-route", default="auto")
     p.add_argument("--tolerance-mib", type=float, default=16)
     p.add_argument("--json")
     a = p.parse_args(argv)
@@ -53,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     loader = sluice.Loader(a.data, [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
                                     T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)],
                            batch_size=a.batch_size, shuffle=True, device=a.device, dtype="float16",
-                           output="torch" if cuda else "auto")
+                           output="torch" if cuda else "auto",
+                           **({"decode_route": a.decode_route} if cuda else {}))
     rows = []
     t0 = time.time()
     for epoch in range(a.epochs):
@@ -64,20 +85,36 @@ def main(argv: list[str] | None = None) -> int:
             import torch
             torch.cuda.synchronize()
         stats = loader.stats()
+
+        def mib(key: str) -> float:
+            return round(stats[key] / 2**20, 1)
         row = {"epoch": epoch, "samples": n, "rss_mib": round(rss_mib(), 1),
-               "host_pool_peak_mib": round(stats["host_memory_peak"] / 2**20, 1), "seconds": round(time.time() - t0, 1)}
+               "host_peak_mib": mib("host_memory_peak"), "host_cached_mib": mib("host_memory_cached")}
+        heap = malloc_mib()
+        if heap is not None:
+            row["malloc_in_use_mib"], row["malloc_free_mib"] = round(heap[0], 1), round(heap[1], 1)
         if cuda:
-            row["gpu_pool_mib"] = round(stats["gpu_memory_in_use"] / 2**20, 1)
+            row["gpu_pool_mib"] = mib("gpu_memory_in_use")
+            row["gpu_reserved_mib"] = mib("gpu_memory_reserved")
+            row["pinned_held_mib"] = mib("pinned_memory_held")
             row["device_used_mib"] = round(device_used_mib() or 0, 1)
+        row["seconds"] = round(time.time() - t0, 1)
         rows.append(row)
         if epoch % 10 == 9 or epoch == a.epochs - 1:
             print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-    base, last = rows[min(a.warmup, len(rows) - 1)], rows[-1]
-    growth = {k: round(last[k] - base[k], 1) for k in ("rss_mib", "gpu_pool_mib", "device_used_mib") if k in last}
+    warmup = min(a.warmup, len(rows) - 1)
+    mid = max(warmup + 1, (warmup + len(rows)) // 2)
+    early, late = rows[warmup:mid], rows[mid:] or rows[-1:]
+
+    def growth_of(key: str) -> float:
+        return round(max(r[key] for r in late) - max(r[key] for r in early), 1)
+    growth = {k: growth_of(k) for k in ("rss_mib", "gpu_pool_mib", "device_used_mib") if k in rows[-1]}
+    detail = {k: growth_of(k) for k in rows[-1] if k.endswith("_mib") and k not in growth}
     ok = all(v <= a.tolerance_mib for v in growth.values())
-    print(f"soak {a.device}: {a.epochs} epochs of {rows[-1]['samples']} samples; growth from epoch {base['epoch']} "
-          f"to {last['epoch']}: " + ", ".join(f"{k} {v:+.1f}" for k, v in growth.items()) +
-          f" (tolerance {a.tolerance_mib} MiB): {'flat' if ok else 'GROWS'}")
+    print(f"soak {a.device}: {a.epochs} epochs of {rows[-1]['samples']} samples; highest of epochs {mid}-{len(rows) - 1} "
+          f"over highest of {warmup}-{mid - 1}: " + ", ".join(f"{k} {v:+.1f}" for k, v in growth.items()) +
+          f" (tolerance {a.tolerance_mib} MiB): {'flat' if ok else 'GROWS'}; also "
+          + ", ".join(f"{k} {v:+.1f}" for k, v in detail.items()))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"device": a.device, "rows": rows, "growth": growth, "flat": ok}, f, indent=1)

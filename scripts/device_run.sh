@@ -11,6 +11,8 @@
 #   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader (SYSTEMS,
 #   ROUTE: one or more routes, JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs.
 #   scaling: the same without the tests.
+#   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
+#   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
 #   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
 # Logs and JSON results go to $OUT (at most 8 files come back).
 set -uo pipefail
@@ -79,6 +81,18 @@ if [ "$what" = compare ]; then
         --json "$OUT/compare_${name}_$round.json" 2>&1 | grep -E "^\|" | sed "s/^/$name $round /")
     done
   done
+  exit 0
+fi
+
+if [ "$what" = soak ]; then
+  [ -f /tmp/data_soak.done ] || { "$PY" -m sluice make-dataset /tmp/data_soak -n 2048 --preset imagenet --quiet && touch /tmp/data_soak.done; }
+  for route in ${SOAK_ROUTES:-auto}; do
+    echo "== GPU, decode_route=$route"
+    "$PY" bench/soak.py /tmp/data_soak --epochs "${EPOCHS:-100}" --batch-size 256 --device cuda \
+      --decode-route "$route" --json "$OUT/soak_gpu_$route.json" 2>&1 | tail -"${SOAK_LINES:-4}"
+  done
+  [ "${SOAK_CPU:-1}" = 1 ] && { echo "== CPU"; "$PY" bench/soak.py /tmp/data_soak --epochs "${EPOCHS:-100}" \
+    --batch-size 256 --json "$OUT/soak_cpu.json" 2>&1 | tail -"${SOAK_LINES:-4}"; }
   exit 0
 fi
 

@@ -3,10 +3,12 @@
 #   system: a C++20 compiler, CMake, Ninja, pkg-config, libjpeg-turbo, libspng, libwebp, GoogleTest
 #   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, torch (CPU pin),
 #           and nvidia-nvjpeg (the nvJPEG header) where a CUDA compiler is installed
+#   `install_deps.sh fuzz` also installs Clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
 PYTHON=${PYTHON:-python3}
 
 apt_pkgs=(g++ make ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev)
+[ "${1:-}" = fuzz ] && apt_pkgs+=(clang libclang-rt-dev)
 # Ubuntu names libjpeg-turbo's headers libjpeg-turbo8-dev.
 if ! apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then
   apt_pkgs=("${apt_pkgs[@]/libjpeg62-turbo-dev/libjpeg-turbo8-dev}")

@@ -35,10 +35,13 @@ struct LoaderStats {
   int io_threads = 0;
   int64_t host_memory_in_use = 0;   // bytes: pooled buffers handed out, and the threads' scratch
   int64_t host_memory_peak = 0;     // (decoded pixels, intermediate images; a peak per thread)
+  int64_t host_memory_cached = 0;   // bytes: freed pooled buffers kept for reuse
   // GPU path:
   int64_t gpu_memory_in_use = 0;    // bytes of sluice's device pool handed out
   int64_t gpu_memory_peak = 0;      // peak bytes the pool held from the driver
+  int64_t gpu_memory_reserved = 0;  // bytes the pool holds from the driver now (in use + cached)
   int64_t pinned_memory_peak = 0;   // peak page-locked host bytes (staging and nvJPEG's)
+  int64_t pinned_memory_held = 0;   // page-locked host bytes held now, in use or kept for reuse
   int64_t route_samples[kNumRoutes] = {0, 0, 0};  // samples decoded per route, in kRoutes order
   int64_t skipped_count = 0;
   std::vector<SkippedSample> skipped;  // the first 1000

@@ -47,10 +47,13 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   d["io_threads"] = s.io_threads;
   d["host_memory_in_use"] = s.host_memory_in_use;
   d["host_memory_peak"] = s.host_memory_peak;
+  d["host_memory_cached"] = s.host_memory_cached;
   if (gpu) {
     d["gpu_memory_in_use"] = s.gpu_memory_in_use;
     d["gpu_memory_peak"] = s.gpu_memory_peak;
+    d["gpu_memory_reserved"] = s.gpu_memory_reserved;
     d["pinned_memory_peak"] = s.pinned_memory_peak;
+    d["pinned_memory_held"] = s.pinned_memory_held;
     nb::dict routes;
     for (int r = 0; r < kNumRoutes; ++r) routes[DecodeRouteName(kRoutes[r])] = s.route_samples[r];
     d["route_samples"] = routes;

@@ -2,9 +2,9 @@
 // the GPU has them, one for the hybrid decoder), with every device buffer nvJPEG allocates taken
 // from the loader's DevicePool and its pinned buffers counted, so that the memory budget and the
 // reported peak include nvJPEG's own memory. Pinned buffers nvJPEG frees are kept and handed back
-// out once the stream that last used them has passed the free (never cudaFreeHost while the
-// loader runs: it waits for the whole device, which under DDP can be held by an NCCL kernel that
-// waits for this very process).
+// out once the stream that last used them has passed the free. cudaFreeHost waits for the whole
+// device (under DDP, for the NCCL kernels of other processes too), so a decode never calls it:
+// only SweepPinned does, as an epoch starts, on the consumer's thread.
 //
 // Thread-safety: the handles are thread-safe (nvJPEG's rule); the context is immutable after
 // Create() except for the pinned-memory counters (atomic) and the pinned cache (locked).
@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "codec/nvjpeg_api.h"
@@ -39,6 +40,12 @@ class NvjpegContext {
   nvjpegDevAllocatorV2_t* device_allocator() { return &dev_alloc_; }
   nvjpegPinnedAllocatorV2_t* pinned_allocator() { return &pinned_alloc_; }
   int64_t pinned_peak() const { return pinned_peak_.load(); }
+  // Pinned bytes held now: handed to nvJPEG, or idle and kept for reuse.
+  int64_t pinned_held() const { return pinned_bytes_.load() + idle_bytes_.load(); }
+  // Frees the idle pinned buffers nvJPEG has not taken since the previous call (whose last use
+  // has passed): a loader calls it as each epoch starts, so that rare sizes do not pile up.
+  // cudaFreeHost waits for the device: call it where the caller may wait (not on a worker).
+  void SweepPinned();
 
  private:
   NvjpegContext() = default;
@@ -55,14 +62,17 @@ class NvjpegContext {
   nvjpegHandle_t hybrid_handle_ = nullptr;
   Status hw_status_;
   int hw_engines_ = 0;
-  std::atomic<int64_t> pinned_bytes_{0}, pinned_peak_{0};
+  std::atomic<int64_t> pinned_bytes_{0}, pinned_peak_{0}, idle_bytes_{0};
   struct IdlePinned {
     void* p;
-    size_t size;
+    size_t capacity;
     cudaEvent_t freed;  // recorded on the stream nvJPEG freed it on; nullptr: free already
+    uint64_t sweep;     // sweeps_ when nvJPEG freed it
   };
   std::mutex pinned_mu_;
   std::vector<IdlePinned> idle_pinned_;  // guarded by pinned_mu_
+  std::unordered_map<void*, size_t> pinned_capacity_;  // handed out -> bytes; guarded by pinned_mu_
+  uint64_t sweeps_ = 0;                                 // guarded by pinned_mu_
 };
 
 }  // namespace sluice

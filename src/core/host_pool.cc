@@ -2,13 +2,36 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <new>
+#include <utility>
+
+#include <sys/mman.h>
 
 namespace sluice {
 
 namespace {
 constexpr std::align_val_t kAlign{64};
+
+// Without a RawAllocator, buffers of 64 KiB and more are mapped pages of their own: freed, they
+// go back to the system at once. From malloc they would stay in its arenas (glibc raises its
+// mmap threshold as large blocks are freed), and a process's RSS would creep as sizes vary.
+constexpr size_t kMapBytes = 64 * 1024;
+
+uint8_t* SystemAllocate(size_t bytes) {
+  if (bytes < kMapBytes) return static_cast<uint8_t*>(::operator new(bytes, kAlign, std::nothrow));
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
 }
+
+void SystemFree(uint8_t* p, size_t bytes) {
+  if (bytes < kMapBytes) {
+    ::operator delete(p, kAlign);
+  } else {
+    munmap(p, bytes);
+  }
+}
+}  // namespace
 
 std::shared_ptr<HostPool> HostPool::Create(RawAllocator allocator) {
   return std::shared_ptr<HostPool>(new HostPool(allocator));
@@ -16,14 +39,14 @@ std::shared_ptr<HostPool> HostPool::Create(RawAllocator allocator) {
 
 uint8_t* HostPool::RawAllocate(size_t bytes) const {
   if (allocator_.allocate != nullptr) return static_cast<uint8_t*>(allocator_.allocate(bytes));
-  return static_cast<uint8_t*>(::operator new(bytes, kAlign, std::nothrow));
+  return SystemAllocate(bytes);
 }
 
-void HostPool::RawFree(uint8_t* p) const {
+void HostPool::RawFree(uint8_t* p, size_t bytes) const {
   if (allocator_.free != nullptr) {
     allocator_.free(p);
   } else {
-    ::operator delete(p, kAlign);
+    SystemFree(p, bytes);
   }
 }
 
@@ -48,7 +71,7 @@ std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
     auto it = free_.lower_bound(size_class);
     if (it != free_.end() && it->first <= 2 * size_class) {
       size_class = it->first;
-      p = it->second.back();
+      p = it->second.back().p;
       it->second.pop_back();
       if (it->second.empty()) free_.erase(it);
       usage_.cached_bytes -= static_cast<int64_t>(size_class);
@@ -71,7 +94,7 @@ std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
     } else if (raw.free != nullptr) {
       raw.free(q);
     } else {
-      ::operator delete(q, kAlign);
+      SystemFree(q, size_class);
     }
   });
 }
@@ -80,18 +103,37 @@ void HostPool::Release(uint8_t* p, size_t size_class) {
   std::lock_guard<std::mutex> lock(mu_);
   usage_.in_use_bytes -= static_cast<int64_t>(size_class);
   usage_.cached_bytes += static_cast<int64_t>(size_class);
-  free_[size_class].push_back(p);
+  free_[size_class].push_back(Idle{p, sweeps_});
 }
 
 void HostPool::Trim() {
-  std::map<size_t, std::vector<uint8_t*>> idle;
+  std::map<size_t, std::vector<Idle>> idle;
   {
     std::lock_guard<std::mutex> lock(mu_);
     idle.swap(free_);
     usage_.cached_bytes = 0;
   }
   for (auto& [size_class, buffers] : idle)
-    for (uint8_t* p : buffers) RawFree(p);
+    for (const Idle& b : buffers) RawFree(b.p, size_class);
+}
+
+void HostPool::Sweep() {
+  std::vector<std::pair<uint8_t*, size_t>> stale;  // buffer, size class
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = free_.begin(); it != free_.end();) {
+      std::vector<Idle>& buffers = it->second;
+      // Released before the previous sweep and idle since: not taken for a whole sweep period.
+      const auto kept = std::partition(buffers.begin(), buffers.end(),
+                                       [&](const Idle& b) { return b.sweep == sweeps_; });
+      for (auto b = kept; b != buffers.end(); ++b) stale.emplace_back(b->p, it->first);
+      usage_.cached_bytes -= static_cast<int64_t>(it->first) * (buffers.end() - kept);
+      buffers.erase(kept, buffers.end());
+      it = buffers.empty() ? free_.erase(it) : std::next(it);
+    }
+    ++sweeps_;
+  }
+  for (const auto& [p, size_class] : stale) RawFree(p, size_class);
 }
 
 HostPool::Usage HostPool::usage() const {

@@ -4,11 +4,12 @@
 // freed buffers back out instead of going to the system each time, and reports the bytes in use
 // and their peak. A request takes the smallest idle buffer of up to twice its size, so buffers of
 // varying sizes (encoded files) are reused and idle memory stays near what was in flight; Trim()
-// releases it. Buffers handed to consumers (e.g. through DLPack) return to the pool when the last
+// releases it, Sweep() the part no request has taken for a while. Buffers handed to consumers (e.g. through DLPack) return to the pool when the last
 // reference goes, even after the pool's owner has been destroyed.
 //
-// The memory comes from operator new, or from a RawAllocator given at creation (the CUDA path
-// uses one that returns page-locked memory for fast, asynchronous uploads).
+// The memory comes from the system (operator new; mapped pages of their own from 64 KiB, which
+// return to the system when freed), or from a RawAllocator given at creation (the CUDA path uses
+// one that returns page-locked memory for fast, asynchronous uploads).
 //
 // Thread-safety: all methods may be called from any thread.
 #ifndef SLUICE_CORE_HOST_POOL_H_
@@ -43,6 +44,11 @@ class HostPool : public std::enable_shared_from_this<HostPool> {
   // Frees every cached (idle) buffer.
   void Trim();
 
+  // Frees the idle buffers no Allocate() has taken since the previous Sweep() (or creation).
+  // Loaders sweep as each epoch starts: sizes that were asked for once (a rare large file) do
+  // not pile up epoch after epoch, and the memory held stays that of the last epoch.
+  void Sweep();
+
   struct Usage {
     int64_t in_use_bytes = 0;   // handed out and not yet returned
     int64_t peak_bytes = 0;     // highest in_use_bytes since creation
@@ -57,11 +63,16 @@ class HostPool : public std::enable_shared_from_this<HostPool> {
   explicit HostPool(RawAllocator allocator) : allocator_(allocator) {}
   void Release(uint8_t* p, size_t size_class);
   uint8_t* RawAllocate(size_t bytes) const;
-  void RawFree(uint8_t* p) const;
+  void RawFree(uint8_t* p, size_t bytes) const;
 
+  struct Idle {
+    uint8_t* p;
+    uint64_t sweep;  // sweeps_ when it was released
+  };
   const RawAllocator allocator_;
   mutable std::mutex mu_;
-  std::map<size_t, std::vector<uint8_t*>> free_;  // size class -> idle buffers
+  std::map<size_t, std::vector<Idle>> free_;  // size class -> idle buffers, last released last
+  uint64_t sweeps_ = 0;
   Usage usage_;
 };
 

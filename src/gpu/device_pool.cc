@@ -45,8 +45,10 @@ Result<void*> DevicePool::Allocate(size_t bytes, cudaStream_t stream, bool enfor
                              " MiB in use, over the budget of ",
                              static_cast<double>(budget_) / kMiB, " MiB");
   }
-  int64_t peak = peak_.load();
-  while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+  for (std::atomic<int64_t>* p : {&peak_, &trim_peak_}) {
+    int64_t peak = p->load();
+    while (now > peak && !p->compare_exchange_weak(peak, now)) {
+    }
   }
   void* p = nullptr;
   const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, pool_, stream);
@@ -82,6 +84,11 @@ Result<std::shared_ptr<DevicePool::SharedBuffer>> DevicePool::AllocateShared(siz
     if (b->ready != nullptr) cudaEventDestroy(b->ready);
     delete b;
   });
+}
+
+void DevicePool::TrimCache() {
+  const int64_t keep = trim_peak_.exchange(in_use_.load());
+  if (cudaMemPoolTrimTo(pool_, static_cast<size_t>(keep)) != cudaSuccess) cudaGetLastError();
 }
 
 DevicePool::Usage DevicePool::usage() const {

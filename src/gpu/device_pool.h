@@ -58,6 +58,11 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   };
   Usage usage() const;
 
+  // Returns to the driver the cached memory (freed blocks whose stream work has passed) beyond
+  // the most handed out at once since the previous call. A loader trims as each epoch starts:
+  // the reserve stays what an epoch needs instead of creeping up as blocks fragment.
+  void TrimCache();
+
  private:
   DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaStream_t stream)
       : device_(device), budget_(budget), pool_(pool), stream_(stream) {}
@@ -67,6 +72,7 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   cudaMemPool_t pool_;
   cudaStream_t stream_;  // releases SharedBuffers no consumer claimed
   std::atomic<int64_t> in_use_{0}, peak_{0};
+  std::atomic<int64_t> trim_peak_{0};  // peak in use since the last TrimCache()
 };
 
 }  // namespace sluice

@@ -43,6 +43,7 @@ void BatchRing::Abort(const std::string& why) {
 
 void BatchRing::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) {
   Cancel();
+  work_->NewEpoch();
   schedule_ = std::move(schedule);
   epoch_ = schedule_->epoch();
   next_ = next_out_ = first_batch;

@@ -60,6 +60,9 @@ class BatchWork {
   virtual std::shared_ptr<RingBatch> NewBatch() = 0;
   // Starts its work; MarkDone(batch) once nothing of it runs any more (also when cancelled).
   virtual void Start(const std::shared_ptr<RingBatch>& batch) = 0;
+  // An epoch starts (the previous one's batches are cancelled): release what the last epoch left
+  // unused (pooled buffers no batch took), so that memory held stays flat epoch after epoch.
+  virtual void NewEpoch() {}
   // Whether one more batch may start beside those in flight (never asked when none is).
   virtual bool Admit(const std::deque<std::shared_ptr<RingBatch>>&) { return true; }
   // The images of a finished batch's `kept` samples (in that order) into `out`.

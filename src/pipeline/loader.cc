@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/timed_mutex.h"
 #include "pipeline/batch_ring.h"
 #include "pipeline/cpu/cpu_executor.h"
 #include "pipeline/gpu/gpu_executor.h"
@@ -74,7 +75,7 @@ class Loader::Impl {
       ring_->Abort("the loader is closed");
       if (executor_->OnOwnThread()) return;  // joined by a later Close() or the destructor
     }
-    std::lock_guard<std::timed_mutex> drive(drive_mu_);
+    std::lock_guard<TimedMutex> drive(drive_mu_);
     std::unique_ptr<BatchRing> ring;
     std::unique_ptr<BatchWork> executor;
     {
@@ -115,7 +116,7 @@ class Loader::Impl {
   const pid_t pid_ = getpid();                      // the process whose threads run the loader
   // drive_mu_ serializes StartEpoch, Next, State, LoadState and Close's teardown; ring_mu_ guards
   // ring_ and executor_ against a Close() from another thread (for Abort, stats, OnOwnThread).
-  mutable std::timed_mutex drive_mu_;
+  mutable TimedMutex drive_mu_;
   mutable std::mutex ring_mu_;
   bool closed_ = false;                            // guarded by ring_mu_
   std::unique_ptr<BatchWork> executor_;
@@ -220,7 +221,7 @@ Status Loader::StartEpoch(int64_t epoch) {
   if (epoch < 0) return InvalidArgument("epoch must be >= 0, got ", epoch);
   Impl& m = *impl_;
   SLUICE_RETURN_IF_ERROR(m.Usable());
-  std::lock_guard<std::timed_mutex> drive(m.drive_mu_);
+  std::lock_guard<TimedMutex> drive(m.drive_mu_);
   SLUICE_RETURN_IF_ERROR(m.Usable());  // closed while this call waited
   std::optional<Impl::Resume> resume;
   std::shared_ptr<const EpochSchedule> schedule;
@@ -256,7 +257,7 @@ Result<std::optional<Batch>> Loader::Next(std::chrono::milliseconds wait) { retu
 
 Result<std::optional<Batch>> Loader::Impl::Next(std::optional<std::chrono::milliseconds> wait) {
   SLUICE_RETURN_IF_ERROR(Usable());
-  std::unique_lock<std::timed_mutex> drive(drive_mu_, std::defer_lock);
+  std::unique_lock<TimedMutex> drive(drive_mu_, std::defer_lock);
   if (!wait) {
     drive.lock();
   } else if (!drive.try_lock_for(*wait)) {
@@ -292,7 +293,7 @@ LoaderState Loader::State() const {
 Status Loader::LoadState(const LoaderState& state) {
   Impl& m = *impl_;
   SLUICE_RETURN_IF_ERROR(m.Usable());
-  std::lock_guard<std::timed_mutex> drive(m.drive_mu_);
+  std::lock_guard<TimedMutex> drive(m.drive_mu_);
   return m.LoadState(state);
 }
 

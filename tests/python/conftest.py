@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+# The package under test: the tree's, or a sanitized build's copy (`make asan`).
+PYTHON_DIR = os.environ.get("SLUICE_PYTHON_DIR", os.path.join(ROOT, "python"))
+sys.path.insert(0, PYTHON_DIR)
+# Set by `make asan`: the module runs under AddressSanitizer (tests that measure memory, limit
+# the address space or preload another malloc skip).
+SANITIZED = bool(os.environ.get("SLUICE_SANITIZED"))
 
 import sluice  # noqa: E402
 from sluice import datasets  # noqa: E402

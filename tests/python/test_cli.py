@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 
-from conftest import ROOT
+from conftest import PYTHON_DIR
 
-ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+ENV = dict(os.environ, PYTHONPATH=PYTHON_DIR)
 
 
 def run(*args, env=None, timeout=600):

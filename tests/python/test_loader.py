@@ -207,6 +207,9 @@ def test_stats_report_stages(small_folder):
     assert set(st["stage_seconds"]) == {"read", "decode", "transform", "collate"}
     assert all(v > 0 for v in st["stage_seconds"].values())
     assert st["num_threads"] == 2 and st["bytes_read"] == sum(os.path.getsize(p) for p, _ in loader.samples)
+    # The batches handed out are gone: their buffers are idle in the pool, kept for the next epoch.
+    gc.collect()
+    assert loader.stats()["host_memory_cached"] >= 4 * 3 * 32 * 32 * 4
     loader.reset_stats()
     assert loader.stats()["samples"] == 0
 

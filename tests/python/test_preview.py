@@ -15,9 +15,9 @@ import sluice
 import sluice.transforms as T
 from sluice import preview
 
-from conftest import ROOT, Image
+from conftest import PYTHON_DIR, Image
 
-ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+ENV = dict(os.environ, PYTHONPATH=PYTHON_DIR)
 
 
 def run(*args, env=None):

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import PYTHON_DIR
 
 SCRIPT = r"""
 import sys
@@ -27,7 +27,7 @@ print("ok")
 
 
 def test_numpy_without_torch(small_folder):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
     r = subprocess.run([sys.executable, "-c", SCRIPT, small_folder], capture_output=True, text=True,
                        env=env, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

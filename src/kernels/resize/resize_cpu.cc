@@ -82,10 +82,16 @@ void HorizontalRow(const uint8_t* src, uint8_t* dst, const AxisTaps& t, int out_
   for (int k = 0; k < out_w; ++k) HorizontalPixel(src, dst + 3 * k, t, k, fill);
 }
 
+// The resolver of a cloned function runs while the program loads, before ThreadSanitizer's
+// runtime starts, and crashes under it: TSan builds keep one version.
+#if defined(__SANITIZE_THREAD__)
+#define SLUICE_AVX2_CLONES
+#else
+#define SLUICE_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+
 // acc[j] += src[j] * w over one row; cloned for AVX2 (8 lanes of 32-bit multiplies).
-__attribute__((target_clones("avx2", "default"))) void AccumulateRow(const uint8_t* src,
-                                                                        int32_t w, uint32_t* acc,
-                                                                        int len) {
+SLUICE_AVX2_CLONES void AccumulateRow(const uint8_t* src, int32_t w, uint32_t* acc, int len) {
   for (int j = 0; j < len; ++j) acc[j] += Mul(src[j], w);
 }
 

@@ -132,6 +132,7 @@ void CpuExecutor::FillStats(LoaderStats* s) const {
   const HostPool::Usage u = pool_->usage();
   s->host_memory_in_use = u.in_use_bytes + scratch_gauge_.in_use();
   s->host_memory_peak = u.peak_bytes + scratch_gauge_.peak();
+  s->host_memory_cached = u.cached_bytes;
 }
 
 }  // namespace sluice

@@ -29,6 +29,7 @@ class CpuExecutor : public BatchWork {
   ~CpuExecutor() override;
 
   std::shared_ptr<RingBatch> NewBatch() override;
+  void NewEpoch() override { pool_->Sweep(); }
   void Start(const std::shared_ptr<RingBatch>& batch) override;
   void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
   std::string Describe(const RingBatch& batch) const override;

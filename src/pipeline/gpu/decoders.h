@@ -40,6 +40,11 @@ class GpuDecoders {
   cudaStream_t engine_stream(int t) const { return hw_streams_[static_cast<size_t>(t)]->get(); }
   ResizeScratch* engine_scratch(int t) { return &hw_scratch_[t]; }
   int64_t pinned_peak() const { return nvjpeg_ ? nvjpeg_->pinned_peak() : 0; }
+  int64_t pinned_held() const { return nvjpeg_ ? nvjpeg_->pinned_held() : 0; }
+  // Frees nvJPEG's idle pinned buffers that no decode took since the previous call (a new epoch).
+  void SweepPinned() {
+    if (nvjpeg_) nvjpeg_->SweepPinned();
+  }
 
   // Decodes the samples `members` of `b` on the engines (engine thread t), in calls of equal
   // size of at most the decoder's batch width, into their regions; calls `decoded(i)` for each

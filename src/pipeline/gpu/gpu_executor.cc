@@ -42,6 +42,7 @@ class GpuExecutor : public BatchWork {
 
   Status Init();
   std::shared_ptr<RingBatch> NewBatch() override { return std::make_shared<GpuBatch>(); }
+  void NewEpoch() override;
   void Start(const std::shared_ptr<RingBatch>& batch) override;
   bool Admit(const std::deque<std::shared_ptr<RingBatch>>& in_flight) override;
   void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
@@ -397,14 +398,25 @@ void GpuExecutor::Taken(RingBatch& batch) {
   trace_.Add(b.timing->trace);
 }
 
+void GpuExecutor::NewEpoch() {
+  host_->Sweep();
+  pinned_->Sweep();
+  decoders_->SweepPinned();
+  pool_->TrimCache();
+}
+
 void GpuExecutor::FillStats(LoaderStats* s) const {
   const HostPool::Usage host = host_->usage();
   s->host_memory_in_use = host.in_use_bytes + scratch_gauge_->in_use();
   s->host_memory_peak = host.peak_bytes + scratch_gauge_->peak();
+  s->host_memory_cached = host.cached_bytes;
   const DevicePool::Usage dev = pool_->usage();
   s->gpu_memory_in_use = dev.in_use_bytes;
   s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
-  s->pinned_memory_peak = pinned_->usage().peak_bytes + decoders_->pinned_peak();
+  s->gpu_memory_reserved = dev.reserved_bytes;
+  const HostPool::Usage pinned = pinned_->usage();
+  s->pinned_memory_peak = pinned.peak_bytes + decoders_->pinned_peak();
+  s->pinned_memory_held = pinned.in_use_bytes + pinned.cached_bytes + decoders_->pinned_held();
   for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
 }
 
