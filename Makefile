@@ -33,7 +33,8 @@ run: build
 	$(PYTHON) -m sluice bench
 
 # The Python tests of threads, close races and bad input, on a module built with the sanitizers
-# (the interpreter is not: the ASan runtime is preloaded, and Python's leaks at exit are not reported).
+# (the interpreter is not: the ASan runtime is preloaded, with libstdc++ so that its exception
+# interceptors find it, and Python's leaks at exit are not reported).
 ASAN_PYTEST = tests/python/test_stress.py tests/python/test_lifecycle.py tests/python/test_hostile.py
 STRESS_SECONDS ?= 20
 
@@ -41,7 +42,7 @@ asan: deps
 	cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=address -DSLUICE_BUILD_PYTHON=ON
 	cmake --build build/asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j $(JOBS)
-	LD_PRELOAD=$$($(CXX) -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
+	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" ASAN_OPTIONS=detect_leaks=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PYTHONMALLOC=malloc SLUICE_SANITIZED=1 \
 	  SLUICE_PYTHON_DIR=$(CURDIR)/build/asan/python SLUICE_STRESS_SECONDS=$(STRESS_SECONDS) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(ASAN_PYTEST)

@@ -14,18 +14,22 @@ Result<std::shared_ptr<DevicePool>> DevicePool::Create(int device, int64_t budge
   props.allocType = cudaMemAllocationTypePinned;
   props.location.type = cudaMemLocationTypeDevice;
   props.location.id = device;
-  cudaMemPool_t pool = nullptr;
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemPoolCreate(&pool, &props));
-  // Keep freed memory cached (up to the budget) instead of returning it at every sync.
-  uint64_t threshold = static_cast<uint64_t>(budget);
-  cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+  cudaMemPool_t pools[2] = {nullptr, nullptr};
   cudaStream_t stream = nullptr;
-  const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-  if (e != cudaSuccess) {
-    cudaMemPoolDestroy(pool);
-    return CudaStatus(e, "cudaStreamCreateWithFlags");
+  cudaError_t e = cudaSuccess;
+  for (cudaMemPool_t& pool : pools) {
+    if (e == cudaSuccess) e = cudaMemPoolCreate(&pool, &props);
+    // Keep freed memory cached (up to the budget) instead of returning it at every sync.
+    uint64_t threshold = static_cast<uint64_t>(budget);
+    if (e == cudaSuccess) cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
   }
-  return std::shared_ptr<DevicePool>(new DevicePool(device, budget, pool, stream));
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess) {
+    for (cudaMemPool_t pool : pools)
+      if (pool != nullptr) cudaMemPoolDestroy(pool);
+    return CudaStatus(e, "creating the device memory pool");
+  }
+  return std::shared_ptr<DevicePool>(new DevicePool(device, budget, pools[0], pools[1], stream));
 }
 
 DevicePool::~DevicePool() {
@@ -33,6 +37,7 @@ DevicePool::~DevicePool() {
   cudaDeviceSynchronize();
   cudaStreamDestroy(stream_);
   cudaMemPoolDestroy(pool_);
+  cudaMemPoolDestroy(lasting_);
 }
 
 Result<void*> DevicePool::Allocate(size_t bytes, cudaStream_t stream, bool enforce_budget) {
@@ -45,13 +50,11 @@ Result<void*> DevicePool::Allocate(size_t bytes, cudaStream_t stream, bool enfor
                              " MiB in use, over the budget of ",
                              static_cast<double>(budget_) / kMiB, " MiB");
   }
-  for (std::atomic<int64_t>* p : {&peak_, &trim_peak_}) {
-    int64_t peak = p->load();
-    while (now > peak && !p->compare_exchange_weak(peak, now)) {
-    }
+  int64_t peak = peak_.load();
+  while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
   }
   void* p = nullptr;
-  const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, pool_, stream);
+  const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, enforce_budget ? pool_ : lasting_, stream);
   if (e != cudaSuccess) {
     in_use_.fetch_sub(n);
     cudaGetLastError();
@@ -87,19 +90,21 @@ Result<std::shared_ptr<DevicePool::SharedBuffer>> DevicePool::AllocateShared(siz
 }
 
 void DevicePool::TrimCache() {
-  const int64_t keep = trim_peak_.exchange(in_use_.load());
-  if (cudaMemPoolTrimTo(pool_, static_cast<size_t>(keep)) != cudaSuccess) cudaGetLastError();
+  for (cudaMemPool_t pool : {pool_, lasting_})
+    if (cudaMemPoolTrimTo(pool, 0) != cudaSuccess) cudaGetLastError();
 }
 
 DevicePool::Usage DevicePool::usage() const {
   Usage u;
   u.in_use_bytes = in_use_.load();
   u.peak_bytes = peak_.load();
-  uint64_t v = 0;
-  if (cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &v) == cudaSuccess)
-    u.reserved_bytes = static_cast<int64_t>(v);
-  if (cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &v) == cudaSuccess)
-    u.peak_reserved_bytes = static_cast<int64_t>(v);
+  for (cudaMemPool_t pool : {pool_, lasting_}) {  // the peak: the sum of the two pools' peaks
+    uint64_t v = 0;
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &v) == cudaSuccess)
+      u.reserved_bytes += static_cast<int64_t>(v);
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &v) == cudaSuccess)
+      u.peak_reserved_bytes += static_cast<int64_t>(v);
+  }
   return u;
 }
 

@@ -4,6 +4,9 @@
 //
 // Allocation and free are stream-ordered (cudaMallocFromPoolAsync / cudaFreeAsync): memory freed
 // on a stream is reused only once the work queued on that stream before the free has finished.
+// nvJPEG's buffers (outside the budget, kept for the loader's life) come from a second
+// cudaMemPool: mixed with the batches' short-lived blocks they would pin the pool's chunks, and
+// its reserve would creep up epoch after epoch.
 // A request that would take the bytes handed out past the budget fails with ResourceExhausted;
 // callers keep within it by admitting work only while there is room.
 //
@@ -58,21 +61,21 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   };
   Usage usage() const;
 
-  // Returns to the driver the cached memory (freed blocks whose stream work has passed) beyond
-  // the most handed out at once since the previous call. A loader trims as each epoch starts:
-  // the reserve stays what an epoch needs instead of creeping up as blocks fragment.
+  // Returns to the driver the memory the pool caches but does not hand out (freed blocks whose
+  // stream work has passed). A loader trims as each epoch starts: the reserve stays what an
+  // epoch needs instead of creeping up as blocks fragment.
   void TrimCache();
 
  private:
-  DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaStream_t stream)
-      : device_(device), budget_(budget), pool_(pool), stream_(stream) {}
+  DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaMemPool_t lasting, cudaStream_t stream)
+      : device_(device), budget_(budget), pool_(pool), lasting_(lasting), stream_(stream) {}
 
   const int device_;
   const int64_t budget_;
-  cudaMemPool_t pool_;
+  cudaMemPool_t pool_;     // the batches' blocks (enforce_budget)
+  cudaMemPool_t lasting_;  // nvJPEG's (!enforce_budget)
   cudaStream_t stream_;  // releases SharedBuffers no consumer claimed
   std::atomic<int64_t> in_use_{0}, peak_{0};
-  std::atomic<int64_t> trim_peak_{0};  // peak in use since the last TrimCache()
 };
 
 }  // namespace sluice

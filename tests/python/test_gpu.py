@@ -900,7 +900,10 @@ def test_batches_admitted_together_stay_within_the_budget(imagenet_folder):
     for epoch in range(2):
         loader.set_epoch(epoch)
         assert sum(images.shape[0] for images, _ in loader) == 144
-    assert 0 < loader.stats()["gpu_memory_peak"] <= budget
+    # The bytes handed out stay within the budget; the two pools (batches, nvJPEG's buffers)
+    # reserve them from the driver in 32 MiB steps, and give back their excess as each epoch
+    # starts, so what they reserve can pass it by up to a step each.
+    assert 0 < loader.stats()["gpu_memory_peak"] <= budget + (64 << 20)
 
 
 @needs_gpu
