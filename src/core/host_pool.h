@@ -4,8 +4,9 @@
 // freed buffers back out instead of going to the system each time, and reports the bytes in use
 // and their peak. A request takes the smallest idle buffer of up to twice its size, so buffers of
 // varying sizes (encoded files) are reused and idle memory stays near what was in flight; Trim()
-// releases it, Sweep() the part no request has taken for a while. Buffers handed to consumers (e.g. through DLPack) return to the pool when the last
-// reference goes, even after the pool's owner has been destroyed.
+// releases it, Sweep() the part no request has taken for a while. Buffers handed to consumers
+// (e.g. through DLPack) return to the pool when the last reference goes, even after the pool's
+// owner has been destroyed.
 //
 // The memory comes from the system (operator new; mapped pages of their own from 64 KiB, which
 // return to the system when freed), or from a RawAllocator given at creation (the CUDA path uses

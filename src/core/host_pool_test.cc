@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <numeric>
 #include <deque>
+#include <numeric>
 #include <random>
 #include <thread>
 #include <vector>
@@ -244,8 +244,9 @@ TEST(HostPoolTest, SweepFreesWhatNoRequestTookSinceTheLastSweep) {
 
 // A soak in miniature: 200 "epochs" of 8 batches of 64 buffers of random sizes (log-normal
 // around 150 KB, as encoded files are), one to three batches in flight. Without sweeps, the
-// memory held at the end of an epoch creeps up as rare sizes miss the idle buffers and add their own; with a
-// sweep as each epoch starts it stays level: the mean of epochs 100-199 against that of 20-99.
+// memory held at the end of an epoch creeps up as rare sizes miss the idle buffers and add their
+// own; with a sweep as each epoch starts it stays level: the mean of epochs 100-199 against that
+// of epochs 20-99.
 TEST(HostPoolTest, SweepsKeepHeldMemoryFlatOverEpochs) {
   auto late_over_early = [](bool sweep) {
     auto pool = HostPool::Create();

@@ -54,7 +54,8 @@ Result<void*> DevicePool::Allocate(size_t bytes, cudaStream_t stream, bool enfor
   while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
   }
   void* p = nullptr;
-  const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, enforce_budget ? pool_ : lasting_, stream);
+  cudaMemPool_t pool = enforce_budget ? pool_ : lasting_;
+  const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, pool, stream);
   if (e != cudaSuccess) {
     in_use_.fetch_sub(n);
     cudaGetLastError();

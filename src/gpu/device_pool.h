@@ -67,7 +67,8 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   void TrimCache();
 
  private:
-  DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaMemPool_t lasting, cudaStream_t stream)
+  DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaMemPool_t lasting,
+             cudaStream_t stream)
       : device_(device), budget_(budget), pool_(pool), lasting_(lasting), stream_(stream) {}
 
   const int device_;
