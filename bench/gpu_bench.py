@@ -17,6 +17,9 @@ Rows:
   torchvision GPU decode_jpeg  one process: 4 threads read files ahead, decode_jpeg(list,
       device="cuda") per batch (nvJPEG, batched), then per image v2.functional.resized_crop and
       flip on the GPU, stack, cast, normalize.
+  DALI T threads hw_decoder_load L  NVIDIA DALI with its own pipeline for the same work
+      (bench/dali_rows.py): T = 16, 8; L = 0.65 (DALI's default), 0.9, 1.0. Skipped, with the
+      reason, where DALI is not installed.
 
 Method: each row runs in its own process (this script with --_row), so GPU memory peaks are per
 row and a hang costs --timeout seconds. A row builds its loader, takes 3 warm-up batches, then
@@ -51,6 +54,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import torch  # noqa: E402
+
+import dali_rows  # noqa: E402
 
 BATCH, SIZE, WARMUP, MIN_BATCHES, WORKERS = 256, 224, 3, 6, 16
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)  # = sluice.IMAGENET_MEAN / _STD
@@ -257,6 +262,7 @@ ROWS = {
     "DataLoader PIL (16 workers)": dataloader_pil_row,
     "DataLoader decode_jpeg+v2 (16 workers)": dataloader_decode_jpeg_row,
     "torchvision GPU decode_jpeg": torchvision_gpu_row,
+    **dali_rows.rrc_rows(),
 }
 
 
@@ -267,6 +273,8 @@ def run_row(name: str, data: str, seconds: float) -> dict:
     try:
         batches, extra = ROWS[name](data)
         result = {**measure(batches, seconds), **extra()}
+    except dali_rows.RowSkipped as e:
+        result = {"skipped": str(e)}
     except Exception as e:  # noqa: BLE001 - reported as the row's result
         first = (str(e).strip().splitlines() or [""])[0]
         result = {"error": f"{type(e).__name__}: {first}", "traceback": traceback.format_exc()}
@@ -360,7 +368,9 @@ def table(rows: list) -> list:
     out = ["| row | images/s | cores busy | GPU peak allocator MiB | GPU peak process MiB |",
            "|---|---:|---:|---:|---:|"]
     for r in rows:
-        if "error" in r:
+        if "skipped" in r:
+            out.append(f"| {r['row']} | skipped: {r['skipped'][:90]} | - | - | - |")
+        elif "error" in r:
             err = r["error"] if r["error"] == "timeout" else "error: " + r["error"][:90].replace("|", "/")
             out.append(f"| {r['row']} | {err} | - | - | - |")
         else:
@@ -371,12 +381,17 @@ def table(rows: list) -> list:
 
 
 def ratio_line(data: str, rows: list) -> str:
+    """sluice GPU auto against the best DALI row and the best torchvision row of this run."""
     rate = {r["row"]: r["images_per_s"] for r in rows if "images_per_s" in r}
-    peers = {n: v for n, v in rate.items() if not n.startswith("sluice")}
-    if "sluice GPU auto" not in rate or not peers:
-        return f"{data}: sluice GPU auto / best torchvision row = n/a"
-    best = max(peers, key=peers.get)
-    return f"{data}: sluice GPU auto / best torchvision row = {rate['sluice GPU auto'] / peers[best]:.2f}x ({best})"
+    out = []
+    for kind, peers in (("DALI", {n: v for n, v in rate.items() if n.startswith("DALI")}),
+                        ("torchvision", {n: v for n, v in rate.items() if not n.startswith(("sluice", "DALI"))})):
+        if "sluice GPU auto" not in rate or not peers:
+            out.append(f"best {kind} row n/a")
+            continue
+        best = max(peers, key=peers.get)
+        out.append(f"{rate['sluice GPU auto'] / peers[best]:.2f}x the best {kind} row ({best})")
+    return f"{data}: sluice GPU auto = " + "; ".join(out)
 
 
 NOTES = """\
@@ -429,7 +444,8 @@ def main() -> int:
             for name in names:
                 r = spawn_row(name, data, args, tmp)
                 rows.append(r)
-                rate = f"{r['images_per_s']:,.0f} img/s" if "images_per_s" in r else r["error"][:100]
+                rate = (f"{r['images_per_s']:,.0f} img/s" if "images_per_s" in r else
+                        "skipped: " + r["skipped"] if "skipped" in r else r["error"][:100])
                 print(f"  {name}: {rate} ({r['wall_seconds']:.0f} s){' ' + r['note'] if 'note' in r else ''}", flush=True)
                 if args.json:  # after every row: a run cut short keeps what it measured
                     with open(args.json, "w") as f:
