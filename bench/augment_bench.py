@@ -22,6 +22,9 @@ Rows:
       function, so the loader runs the list on its CPU threads and uploads the batches.
   sluice CPU, Cutout (built-in)        device="cpu"; the consumer uploads each batch with
       .to("cuda", non_blocking=True) from pinned memory (pin_memory() when it is not pinned).
+  DALI T threads hw_decoder_load L      NVIDIA DALI with the same list in its own operators
+      (bench/dali_rows.py; Cutout as `erase`), T = 16, 8 and L = 0.65, 0.9, 1.0; skipped, with
+      the reason, where DALI is not installed.
   --routes adds the sluice GPU Cutout and BatchLambda rows with decode_route="hardware" (the
   others use "auto").
 
@@ -70,6 +73,7 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import dali_rows  # noqa: E402
 from gpu_bench import (GpuMemoryPoller, cpu_jiffies, dataset_info, machine_info,  # noqa: E402
                        run_row_process)
 
@@ -79,8 +83,7 @@ SLUICE_KERNELS = ("ResizeFinishKernel", "WarpFinishKernel", "ColorFinishKernel",
 TORCH_KERNEL_MARKS = ("at::", "at_cuda_detail", "c10::")  # torch's own kernels' namespaces
 
 
-class Skip(Exception):
-    """A row that cannot run here (reported as skipped, not as an error)."""
+Skip = dali_rows.RowSkipped  # a row that cannot run here (reported as skipped, not as an error)
 
 
 # ----------------------------------------------------------------------------- the cutouts
@@ -247,6 +250,12 @@ def sluice_row(data: str, args, device: str, cutout: str, route: str = "auto") -
     return Row(batches(), extra, loader.close, uploads=loader._upload)
 
 
+def dali_row(data: str, args, threads: int, hw_load: float) -> Row:
+    batches, extra = dali_rows.seed_row(data, threads, hw_load, args.batch_size, args.img_size, args.n_holes,
+                                        args.length)
+    return Row(batches, extra)
+
+
 def make_rows(routes: bool, pipeline: str = "seed") -> dict:
     """name -> (builder(data, args), profile kernels?)"""
     if pipeline != "seed":
@@ -262,6 +271,9 @@ def make_rows(routes: bool, pipeline: str = "seed") -> dict:
         "sluice GPU, Lambda(CUTOUT)": (lambda d, a: sluice_row(d, a, GPU, "lambda"), True),
         "sluice CPU, Cutout (built-in)": (lambda d, a: sluice_row(d, a, "cpu", "builtin"), False),
     }
+    for threads in dali_rows.THREADS:
+        for load in dali_rows.HW_LOADS:
+            rows[dali_rows.row_name(threads, load)] = (lambda d, a, t=threads, h=load: dali_row(d, a, t, h), False)
     if routes:
         rows["sluice GPU, Cutout (built-in) [hardware]"] = (
             lambda d, a: sluice_row(d, a, GPU, "builtin", "hardware"), True)

@@ -7,6 +7,14 @@ the hybrid/CPU decoders; ROI decoding; torchvision's default area and aspect ran
 224x224 -> crop_mirror_normalize (random flip, ImageNet mean/std, float16, CHW). Batches reach
 torch through DALIGenericIterator, on the GPU.
 
+Seed-pipeline row (bench/augment_bench.py): readers.file -> decoders.image (mixed) -> resize (the
+shorter side to 1.2 x size) -> rotate (uniform +-20 degrees, same size, black fill) -> crop (size
+x size at a uniform position) -> color_twist (brightness, contrast, saturation uniform in
+[0.5, 1.5], hue uniform in +-108 degrees: torchvision's hue 0.3 of a turn) ->
+crop_mirror_normalize (random flip, mean = std = 127.5, float32, CHW) -> erase (n_holes squares
+of length x length set to 0, anchored uniformly inside the image: the seed's Cutout also lets a
+square hang over the edge).
+
 DALI is optional: without it (`pip install nvidia-dali-cuda130`; the GPU machine gets it through
 ../shared/tools/peer_wheels.sh) each row raises RowSkipped with the reason.
 """
@@ -52,6 +60,45 @@ def rrc_row(data: str, threads: int, hw_load: float, device_id: int = 0):
         images = fn.crop_mirror_normalize(images, dtype=types.FLOAT16, output_layout="CHW",
                                           mean=[255 * m for m in MEAN], std=[255 * s for s in STD],
                                           mirror=fn.random.coin_flip(probability=0.5))
+        return images, labels.gpu()
+
+    pipe = pipeline()
+    pipe.build()
+    it = DALIGenericIterator([pipe], ["images", "labels"], reader_name="Reader", auto_reset=True,
+                             last_batch_policy=LastBatchPolicy.DROP)
+
+    def batches():
+        while True:
+            for out in it:
+                yield out[0]["images"], out[0]["labels"]
+
+    return batches(), lambda: {"gpu_alloc_peak": None, "dali": dali.__version__}
+
+
+def seed_row(data: str, threads: int, hw_load: float, batch_size: int, size: int, n_holes: int, length: int,
+             device_id: int = 0):
+    """The seed pipeline in DALI: (endless iterator of (images, labels) on the GPU, extra())."""
+    dali = import_dali()
+    fn, types = dali.fn, dali.types
+    from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+    def uniform(lo, hi, **kw):
+        return fn.random.uniform(range=[lo, hi], **kw)
+
+    @dali.pipeline_def(batch_size=batch_size, num_threads=threads, device_id=device_id, seed=0)
+    def pipeline():
+        jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
+        images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB, hw_decoder_load=hw_load)
+        images = fn.resize(images, resize_shorter=int(size * 1.2))
+        images = fn.rotate(images, angle=uniform(-20, 20), keep_size=True, fill_value=0)
+        images = fn.crop(images, crop=(size, size), crop_pos_x=uniform(0, 1), crop_pos_y=uniform(0, 1))
+        images = fn.color_twist(images, brightness=uniform(0.5, 1.5), contrast=uniform(0.5, 1.5),
+                                saturation=uniform(0.5, 1.5), hue=uniform(-108, 108))
+        images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=[127.5] * 3,
+                                          std=[127.5] * 3, mirror=fn.random.coin_flip(probability=0.5))
+        anchors = uniform(0, size - length, shape=[2 * n_holes])
+        images = fn.erase(images, anchor=anchors, shape=[length, length] * n_holes, axis_names="HW",
+                          fill_value=0)
         return images, labels.gpu()
 
     pipe = pipeline()

@@ -34,3 +34,20 @@ def test_gpu_bench_dry_run_has_a_sluice_row_and_a_dali_row(tmp_path):
         assert "| DALI 8 threads hw_decoder_load 0.65 | skipped: DALI is not installed" in r.stdout
     else:
         assert "images_per_s" in dali or "error" in dali, dali  # a dry run has no GPU for DALI
+
+
+def test_augment_bench_dry_run_has_a_sluice_row_and_a_dali_row(tmp_path):
+    data = tmp_path / "data"
+    datasets.make_dataset(str(data), num_images=32, num_classes=2, width=(48, 64), progress=False)
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "augment_bench.py"), str(data), "--dry-run",
+                        "--seconds", "0.2", "--batch-size", "16", "--rows",
+                        "sluice CPU,DALI 16 threads hw_decoder_load 1", "--json", str(out)],
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = {row["row"]: row for row in json.loads(out.read_text())["datasets"][0]["rows"]}
+    assert rows["sluice CPU, Cutout (built-in)"]["images_per_s"] > 0
+    try:
+        import nvidia.dali  # noqa: F401
+    except ImportError:
+        assert rows["DALI 16 threads hw_decoder_load 1"]["skipped"].startswith("DALI is not installed")
