@@ -1,7 +1,7 @@
 # sluice developer entry points. On a fresh Debian/Ubuntu machine:
 #   make run    installs what is missing, builds, and benchmarks the loader on a sample dataset
 #   make test   installs what is missing, builds, and runs every C++ and Python test
-#   make asan   the C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make asan   the C++ tests, and the Python stress tests on a sanitized module, under ASan + UBSan
 #   make tsan   the thread pool, pools, reader, batch ring and loaders under ThreadSanitizer
 #   make fuzz   the libFuzzer targets, each for FUZZ_SECONDS on its corpus (Clang; docs/fuzzing.md)
 PYTHON ?= python3
