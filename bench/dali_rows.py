@@ -15,8 +15,8 @@ crop_mirror_normalize (random flip, mean = std = 127.5, float32, CHW) -> erase (
 of length x length set to 0, anchored uniformly inside the image: the seed's Cutout also lets a
 square hang over the edge).
 
-DALI is optional: without it (`pip install nvidia-dali-cuda130`; the GPU machine gets it through
-../shared/tools/peer_wheels.sh) each row raises RowSkipped with the reason.
+DALI is optional: without it (`pip install nvidia-dali-cuda130`) each row raises RowSkipped with
+the reason.
 """
 from __future__ import annotations
 
@@ -40,6 +40,23 @@ def import_dali():
     return dali
 
 
+def torch_row(dali, pipe):
+    """A built pipeline's batches as torch tensors on the GPU, endlessly (epoch after epoch):
+    (iterator of (images, labels), extra())."""
+    from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+    pipe.build()
+    it = DALIGenericIterator([pipe], ["images", "labels"], reader_name="Reader", auto_reset=True,
+                             last_batch_policy=LastBatchPolicy.DROP)
+
+    def batches():
+        while True:
+            for out in it:
+                yield out[0]["images"], out[0]["labels"]
+
+    return batches(), lambda: {"gpu_alloc_peak": None, "dali": dali.__version__}
+
+
 def row_name(threads: int, hw_load: float) -> str:
     return f"DALI {threads} threads hw_decoder_load {hw_load:g}"
 
@@ -48,7 +65,6 @@ def rrc_row(data: str, threads: int, hw_load: float, device_id: int = 0):
     """(endless iterator of (images, labels) on the GPU, extra() -> dict) for gpu_bench.measure."""
     dali = import_dali()
     fn, types = dali.fn, dali.types
-    from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
 
     @dali.pipeline_def(batch_size=BATCH, num_threads=threads, device_id=device_id, seed=0)
     def pipeline():
@@ -62,17 +78,7 @@ def rrc_row(data: str, threads: int, hw_load: float, device_id: int = 0):
                                           mirror=fn.random.coin_flip(probability=0.5))
         return images, labels.gpu()
 
-    pipe = pipeline()
-    pipe.build()
-    it = DALIGenericIterator([pipe], ["images", "labels"], reader_name="Reader", auto_reset=True,
-                             last_batch_policy=LastBatchPolicy.DROP)
-
-    def batches():
-        while True:
-            for out in it:
-                yield out[0]["images"], out[0]["labels"]
-
-    return batches(), lambda: {"gpu_alloc_peak": None, "dali": dali.__version__}
+    return torch_row(dali, pipeline())
 
 
 def seed_row(data: str, threads: int, hw_load: float, batch_size: int, size: int, n_holes: int, length: int,
@@ -80,7 +86,6 @@ def seed_row(data: str, threads: int, hw_load: float, batch_size: int, size: int
     """The seed pipeline in DALI: (endless iterator of (images, labels) on the GPU, extra())."""
     dali = import_dali()
     fn, types = dali.fn, dali.types
-    from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
 
     def uniform(lo, hi, **kw):
         return fn.random.uniform(range=[lo, hi], **kw)
@@ -101,17 +106,7 @@ def seed_row(data: str, threads: int, hw_load: float, batch_size: int, size: int
                           fill_value=0)
         return images, labels.gpu()
 
-    pipe = pipeline()
-    pipe.build()
-    it = DALIGenericIterator([pipe], ["images", "labels"], reader_name="Reader", auto_reset=True,
-                             last_batch_policy=LastBatchPolicy.DROP)
-
-    def batches():
-        while True:
-            for out in it:
-                yield out[0]["images"], out[0]["labels"]
-
-    return batches(), lambda: {"gpu_alloc_peak": None, "dali": dali.__version__}
+    return torch_row(dali, pipeline())
 
 
 def rrc_rows() -> dict:

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/image_info.h"
+#include "sluice/status.h"
 
 namespace sluice {
 
@@ -44,6 +45,22 @@ inline void FuzzCheckDecoded(const Rect& got, const Rect& roi, int width, int he
               "decoded region does not cover the request");
   FuzzRequire(pixels.size() >= static_cast<size_t>(got.w) * static_cast<size_t>(got.h) * 3,
               "fewer pixels than the region");
+}
+
+// The body of a target for a format decoded whole (PNG, WebP): the header, then, for an image
+// small enough, a full decode whose result covers the image.
+inline int FuzzWholeImage(const uint8_t* data, size_t size,
+                          Result<ImageInfo> (*read_header)(const uint8_t*, size_t),
+                          Result<Rect> (*decode)(const uint8_t*, size_t, std::vector<uint8_t>*)) {
+  Result<ImageInfo> info = read_header(data, size);
+  if (!info.ok()) return 0;
+  FuzzCheckHeader(*info);
+  if (!FuzzDecodable(*info)) return 0;
+  static std::vector<uint8_t> pixels;
+  Result<Rect> got = decode(data, size, &pixels);
+  const Rect whole{0, 0, info->width, info->height};
+  if (got.ok()) FuzzCheckDecoded(*got, whole, info->width, info->height, pixels);
+  return 0;
 }
 
 }  // namespace sluice

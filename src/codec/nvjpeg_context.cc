@@ -76,14 +76,15 @@ int NvjpegContext::PinnedMalloc(void* ctx, void** p, size_t size, cudaStream_t) 
       capacity = c->idle_pinned_[best].capacity;
       c->idle_pinned_.erase(c->idle_pinned_.begin() + static_cast<std::ptrdiff_t>(best));
       c->idle_bytes_.fetch_sub(static_cast<int64_t>(capacity));
+      c->pinned_capacity_[*p] = capacity;
     }
   }
-  if (*p == nullptr && cudaHostAlloc(p, capacity, cudaHostAllocPortable) != cudaSuccess) {
-    cudaGetLastError();
-    *p = nullptr;
-    return 1;
-  }
-  {
+  if (*p == nullptr) {
+    if (cudaHostAlloc(p, capacity, cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      *p = nullptr;
+      return 1;
+    }
     std::lock_guard<std::mutex> lock(c->pinned_mu_);
     c->pinned_capacity_[*p] = capacity;
   }

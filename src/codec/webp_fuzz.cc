@@ -3,14 +3,5 @@
 #include "codec/webp.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace sluice;
-  Result<ImageInfo> info = WebpReadHeader(data, size);
-  if (!info.ok()) return 0;
-  FuzzCheckHeader(*info);
-  if (!FuzzDecodable(*info)) return 0;
-  static std::vector<uint8_t> pixels;
-  Result<Rect> got = WebpDecode(data, size, &pixels);
-  const Rect whole{0, 0, info->width, info->height};
-  if (got.ok()) FuzzCheckDecoded(*got, whole, info->width, info->height, pixels);
-  return 0;
+  return sluice::FuzzWholeImage(data, size, sluice::WebpReadHeader, sluice::WebpDecode);
 }
