@@ -80,10 +80,10 @@ Result<std::shared_ptr<DevicePool::SharedBuffer>> DevicePool::AllocateShared(siz
   buf->bytes = bytes;
   return std::shared_ptr<SharedBuffer>(buf, [self](SharedBuffer* b) {
     cudaStream_t s = b->release_stream.load();
-    if (s == nullptr) {
-      s = self->stream_;
-      if (b->ready != nullptr) cudaStreamWaitEvent(s, b->ready, 0);
-    }
+    if (s == nullptr) s = self->stream_;
+    // After the producer's writes even where the consumer read without waiting (a test does):
+    // a block freed under a kernel still writing it could be handed out, or trimmed, mid-write.
+    if (b->ready != nullptr) cudaStreamWaitEvent(s, b->ready, 0);
     self->Free(b->data, b->bytes, s);
     if (b->ready != nullptr) cudaEventDestroy(b->ready);
     delete b;

@@ -42,9 +42,9 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   void Free(void* p, size_t bytes, cudaStream_t stream);
 
   // A buffer freed when the last copy goes: on `release_stream` if a consumer set one (it must
-  // then outlive the buffer), else on the pool's own stream after `ready` (the producer's event,
-  // owned by the buffer), so that the memory outlives the work writing and reading it, and the
-  // producer's streams need not outlive it.
+  // then outlive the buffer), else on the pool's own stream; either way after `ready` (the
+  // producer's event, owned by the buffer), so that the memory outlives the work writing and
+  // reading it, and the producer's streams need not outlive it.
   struct SharedBuffer {
     void* data = nullptr;
     size_t bytes = 0;
