@@ -22,6 +22,7 @@ the batch (loader.last_indices), which tests use to check "exactly once" across 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import time
@@ -44,6 +45,27 @@ def small_cnn(num_classes: int) -> nn.Module:
                              nn.ReLU(inplace=True))
     return nn.Sequential(block(3, 32), block(32, 64), block(64, 128), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
                          nn.Linear(128, num_classes))
+
+
+# The handles of the last collectives, kept until the interpreter exits. Gloo's worker thread lets
+# go of a finished collective (and the tensor in it) a moment after wait() returns; when that last
+# release comes as the interpreter shuts down, it needs the GIL, and the process aborts ("terminate
+# called without an active exception", torch 2.13 on CPU). Kept here, the last release is Python's.
+_last_collectives: collections.deque = collections.deque(maxlen=4)
+
+
+def sum_over_ranks(value: int, device: torch.device) -> int:
+    t = torch.tensor([value], device=device)
+    work = dist.all_reduce(t, async_op=True)
+    work.wait()
+    _last_collectives.append(work)
+    return int(t)
+
+
+def barrier() -> None:
+    work = dist.barrier(async_op=True)
+    work.wait()
+    _last_collectives.append(work)
 
 
 def main() -> None:
@@ -102,7 +124,7 @@ def main() -> None:
             torch.save({"model": model.module.state_dict(), "optimizer": opt.state_dict(),
                         "loader": loader.state_dict(), "step": step}, tmp)
             os.replace(tmp, args.checkpoint)
-        dist.barrier()
+        barrier()
 
     record = None
     if args.record:
@@ -136,12 +158,11 @@ def main() -> None:
                 return
             if args.save_every and step % args.save_every == 0:
                 save()
-        counts = torch.tensor([seen], device=device)
-        dist.all_reduce(counts)
+        total = sum_over_ranks(seen, device)
         if rank == 0:
             dt = time.perf_counter() - t0
-            print(f"epoch {epoch}: {int(counts)} images over {world} process(es) in {dt:.1f}s "
-                  f"({counts.item() / dt:,.0f} images/s), mean loss {total_loss / max(1, steps):.3f}",
+            print(f"epoch {epoch}: {total} images over {world} process(es) in {dt:.1f}s "
+                  f"({total / dt:,.0f} images/s), mean loss {total_loss / max(1, steps):.3f}",
                   flush=True)
         skipped = loader.stats()["skipped_count"]
         if skipped:
