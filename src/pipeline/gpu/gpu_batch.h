@@ -60,14 +60,10 @@ struct BatchTable {
   size_t bytes = 0;
 };
 
-// When the batch passed its stages: for the route scheduler (auto mode) and the trace. It has no
-// CUDA objects, so a host callback may own it.
+// When the batch passed its stages, for the trace. It has no CUDA objects, so a host callback
+// may own it.
 struct BatchTiming {
-  int64_t planned_ns = 0;
-  std::atomic<int64_t> hw_finished_ns{0};
   std::atomic<int64_t> cpu_finished_ns{0};
-  std::atomic<int> parts{0};  // of the two, how many are known
-  bool has_hw = false;
   BatchTrace::Times trace{};
   void Mark(BatchTrace::Point p) { trace[p].store(NowNs(), std::memory_order_relaxed); }
 };
@@ -93,6 +89,7 @@ struct GpuBatch : RingBatch {
   std::shared_ptr<DevicePool::SharedBuffer> output;
   cudaEvent_t alloc_ready = nullptr, hw_done = nullptr;
   bool used_hw = false;
+  int64_t route_generation = -1;  // auto mode: the scheduler's generation it was planned in
   std::shared_ptr<BatchTiming> timing = std::make_shared<BatchTiming>();
 
   // Descriptor `k` of the part at `offset`, in the host table or in its device copy.

@@ -63,10 +63,6 @@ class GpuExecutor : public BatchWork {
   void WhenEnginesFinish(const BatchPtr& b, cudaStream_t stream);
   void DecodeCpuSide(const BatchPtr& b, int i, int worker);
   void Done(const BatchPtr& b, int count);
-  // Auto mode: called once when the batch's CPU side is done and once when its engine part is
-  // (a host callback on the engine stream, so no thread waits for it); the second call tells the
-  // scheduler which side finished later.
-  void Timed(BatchTiming& t);
   void Launch(const BatchPtr& b);
   std::string NameOf(const GpuBatch& b, int i) const { return source_->name(b.samples[static_cast<size_t>(i)]); }
 
@@ -114,7 +110,7 @@ Status GpuExecutor::Init() {
   pinned_ = HostPool::Create(PinnedAllocator());
   host_ = HostPool::Create();
   SLUICE_ASSIGN_OR_RETURN(decoders_, GpuDecoders::Create(pool_.get(), options_.decode_route, threads));
-  scheduler_ = std::make_unique<RouteScheduler>(threads, decoders_->has_hardware(), decoders_->has_hybrid());
+  scheduler_ = std::make_unique<RouteScheduler>(decoders_->has_hardware(), decoders_->has_hybrid());
   for (int i = 0; i < *options_.prefetch + 1; ++i) {
     streams_.push_back(std::make_unique<CudaStream>());
     SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
@@ -227,9 +223,7 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
   std::vector<int> hw, cpu_side;
   for (size_t i = 0; i < b->gpu.size(); ++i)
     if (b->status[i].ok()) (b->gpu[i].route == DecodeRoute::kHardware ? hw : cpu_side).push_back(static_cast<int>(i));
-  b->timing->planned_ns = NowNs();
   b->timing->Mark(BatchTrace::kPlanned);
-  b->timing->has_hw = !hw.empty();
   b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
   if (!hw.empty())
     hw_pool_->Submit([this, b, hw = std::move(hw)](int t) { DecodeOnEngines(b, hw, t); });
@@ -270,30 +264,22 @@ void GpuExecutor::DecodeOnEngines(const BatchPtr& b, const std::vector<int>& mem
   }
   b->pending.fetch_add(static_cast<int>(fallback.size()));
   for (int i : fallback) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
-  if (b->used_hw && (options_.decode_route == DecodeRoute::kAuto || BatchTrace::Enabled()))
-    WhenEnginesFinish(b, decoders_->engine_stream(engine_thread));
+  if (b->used_hw && BatchTrace::Enabled()) WhenEnginesFinish(b, decoders_->engine_stream(engine_thread));
   Done(b, 1);
 }
 
-// When the engines finish, for the scheduler, from a host callback: nothing waits for it. (The
-// destructor waits for the engine streams, so `this` outlives the callback.)
+// When the engines finish, for the trace, from a host callback: nothing waits for it.
 void GpuExecutor::WhenEnginesFinish(const BatchPtr& b, cudaStream_t stream) {
-  using Hold = std::pair<GpuExecutor*, std::shared_ptr<BatchTiming>>;
-  auto* hold = new Hold(this, b->timing);
+  auto* hold = new std::shared_ptr<BatchTiming>(b->timing);
   const cudaError_t cb = cudaLaunchHostFunc(
       stream,
       [](void* p) {
-        auto* h = static_cast<Hold*>(p);
-        h->second->hw_finished_ns.store(NowNs());
-        h->second->Mark(BatchTrace::kEngineDone);
-        h->first->Timed(*h->second);
+        auto* h = static_cast<std::shared_ptr<BatchTiming>*>(p);
+        (*h)->Mark(BatchTrace::kEngineDone);
         delete h;
       },
       hold);
-  if (cb != cudaSuccess) {
-    delete hold;
-    Timed(*b->timing);
-  }
+  if (cb != cudaSuccess) delete hold;
 }
 
 void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
@@ -339,13 +325,6 @@ void GpuExecutor::Done(const BatchPtr& b, int count) {
   if (b->pending.fetch_sub(count) == count) Launch(b);
 }
 
-void GpuExecutor::Timed(BatchTiming& t) {
-  if (t.parts.fetch_add(1) + 1 != (t.has_hw ? 2 : 1)) return;
-  const int64_t hw = t.hw_finished_ns.load(), cpu = t.cpu_finished_ns.load();
-  scheduler_->RecordBatch(hw > 0 ? static_cast<double>(hw - t.planned_ns) * 1e-9 : -1,
-                          cpu > 0 ? static_cast<double>(cpu - t.planned_ns) * 1e-9 : -1);
-}
-
 void GpuExecutor::Launch(const BatchPtr& b) {
   cudaSetDevice(options_.device.index);
   {
@@ -356,7 +335,8 @@ void GpuExecutor::Launch(const BatchPtr& b) {
       if (b->status[i].ok()) kept.push_back(static_cast<int>(i));
     if (b->batch_status.ok() && !b->cancelled.load(std::memory_order_relaxed) && !kept.empty())
       b->batch_status = EnqueueKernels(b.get(), kept, plan_, gpu_finish_, sample_bytes_);
-    if (options_.decode_route == DecodeRoute::kAuto && b->timing->planned_ns > 0) Timed(*b->timing);
+    if (b->batch_status.ok() && b->route_generation >= 0 && !kept.empty())
+      scheduler_->RecordLaunch(b->route_generation, static_cast<int>(kept.size()), NowNs());
     ReleaseBatch(b.get(), pool_.get());
   }
   MarkDone(*b);
@@ -399,6 +379,7 @@ void GpuExecutor::Taken(RingBatch& batch) {
 }
 
 void GpuExecutor::NewEpoch() {
+  scheduler_->Interrupt();
   host_->Sweep();
   pinned_->Sweep();
   decoders_->SweepPinned();

@@ -24,6 +24,7 @@ void AssignRoutes(GpuBatch* b, DecodeRoute policy, bool has_hardware, bool has_h
   if (policy != DecodeRoute::kAuto) return;
   const RouteScheduler::Split split =
       scheduler->Plan(static_cast<int>(ok.size()), static_cast<int>(hw_eligible.size()));
+  b->route_generation = split.generation;
   for (int k = 0; k < split.hardware; ++k) b->gpu[hw_eligible[static_cast<size_t>(k)]].route = DecodeRoute::kHardware;
   const DecodeRoute other = split.cpu_side == DecodeRoute::kHybrid ? DecodeRoute::kCpu : DecodeRoute::kHybrid;
   int explore = split.explore;

@@ -2,34 +2,119 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
+#include <algorithm>
+#include <cstdint>
+#include <set>
 
 namespace sluice {
 namespace {
 
-// A simulated machine: the engines decode `hw_rate` images/s, the CPU side `cpu_rate`; a batch's
-// side takes its samples over its rate. The share must settle where both take as long.
-double Settle(double hw_rate, double cpu_rate, int batches) {
-  RouteScheduler s(16, true, true);
-  for (int b = 0; b < batches; ++b) {
-    const RouteScheduler::Split split = s.Plan(256, 256);
-    const int cpu = 256 - split.hardware;
-    s.RecordBatch(split.hardware > 0 ? split.hardware / hw_rate : -1, cpu > 0 ? cpu / cpu_rate : -1);
+// A simulated machine: the engines decode `hw_rate` images/s, slowed by `interference` (a
+// fraction) whenever the CPU side works beside them; the CPU side decodes `cpu_rate`. A batch
+// takes as long as its slower side, give or take 2% of noise; the clock moves by that much.
+struct Machine {
+  double hw_rate, cpu_rate, interference;
+  double BatchSeconds(int hw, int cpu) const {
+    const double engines = hw_rate * (cpu > 0 ? 1 - interference : 1.0);
+    return std::max(hw / engines, cpu / cpu_rate);
   }
-  return s.cpu_share();
+};
+
+struct Outcome {
+  double rate = 0;         // images/s over the measured batches
+  double at_zero = 0;      // of those batches, the share planned with no CPU side
+  double mean_share = 0;
+};
+
+// Drives `s` for `warmup` batches, then measures `measured` more.
+Outcome Drive(RouteScheduler& s, const Machine& m, int warmup, int measured, int64_t* clock_ns, uint32_t* noise) {
+  Outcome r;
+  double seconds = 0;
+  for (int b = 0; b < warmup + measured; ++b) {
+    const RouteScheduler::Split split = s.Plan(256, 256);
+    *noise = *noise * 1664525u + 1013904223u;
+    const double jitter = 1 + 0.02 * ((*noise >> 8) / double(1u << 24) - 0.5) * 2;
+    const double t = m.BatchSeconds(split.hardware, 256 - split.hardware) * jitter;
+    *clock_ns += static_cast<int64_t>(t * 1e9);
+    s.RecordLaunch(split.generation, 256, *clock_ns);
+    if (b < warmup) continue;
+    seconds += t;
+    r.at_zero += split.hardware == 256;
+    r.mean_share += 1 - split.hardware / 256.0;
+  }
+  r.rate = measured * 256 / seconds;
+  r.at_zero /= measured;
+  r.mean_share /= measured;
+  return r;
 }
 
-TEST(RouteScheduler, ShareSettlesWhereBothSidesFinishTogether) {
-  // 16,000 vs 4,000 images/s: the CPU side should take 20% of a batch.
-  EXPECT_NEAR(Settle(16000, 4000, 200), 0.2, 0.05);
-  // A slow CPU side (1,000 images/s): about 6%.
-  EXPECT_NEAR(Settle(16000, 1000, 200), 1.0 / 17, 0.04);
-  // Engines slower than the CPU side: most goes to the CPU.
-  EXPECT_NEAR(Settle(2000, 6000, 200), 0.75, 0.05);
+Outcome Drive(const Machine& m, int warmup, int measured) {
+  RouteScheduler s(true, true);
+  int64_t clock = 0;
+  uint32_t noise = 1;
+  return Drive(s, m, warmup, measured, &clock, &noise);
+}
+
+TEST(RouteScheduler, TheEnginesAloneStayWhenTheCpuSideSlowsThem) {
+  // Engines at 14,000/s lose 25% with CPU decoding beside them; the CPU side adds 3,000/s. The
+  // best split then gives 13,500/s (both finish together), below the engines alone.
+  const Outcome r = Drive({14000, 3000, 0.25}, 200, 2000);
+  EXPECT_GT(r.rate, 0.98 * 14000);
+  EXPECT_GT(r.at_zero, 0.8);
+}
+
+TEST(RouteScheduler, ClimbsToTheSplitWhereTheCpuSideAdds) {
+  // No interference, 14,000 + 4,000/s: the best share on the 1/16 grid is 3/16 (17,231/s).
+  const Outcome r = Drive({14000, 4000, 0.0}, 400, 2000);
+  EXPECT_GT(r.rate, 0.97 * 17231);
+  EXPECT_NEAR(r.mean_share, 3.0 / 16, 1.5 / 16);
+}
+
+TEST(RouteScheduler, FollowsAMachineThatChanges) {
+  RouteScheduler s(true, true);
+  int64_t clock = 0;
+  uint32_t noise = 7;
+  const Outcome adds = Drive(s, {14000, 4000, 0.0}, 400, 600, &clock, &noise);
+  EXPECT_GT(adds.mean_share, 0.1);
+  // Now CPU decoding slows the engines by a third: back to the engines alone, within the longest
+  // hold (128 windows of 6) and a cycle of probes.
+  const Outcome slows = Drive(s, {14000, 4000, 0.33}, 1000, 1500, &clock, &noise);
+  EXPECT_GT(slows.at_zero, 0.8);
+  EXPECT_GT(slows.rate, 0.97 * 14000);
+}
+
+TEST(RouteScheduler, OnlyLaunchesOfTheCurrentShareCount) {
+  RouteScheduler s(true, true);
+  const int64_t gen = s.Plan(256, 256).generation;
+  // Launches of batches planned at another share, however fast, move nothing.
+  for (int i = 0; i < 100; ++i) s.RecordLaunch(gen + 5, 256, i);
+  EXPECT_EQ(s.cpu_share(), 0.0);
+  EXPECT_EQ(s.Plan(256, 256).generation, gen);
+  // The engines alone are held for kHoldWindows windows of kWindow launches (after the first,
+  // which starts the clock); then the climb tries a step.
+  const int launches = RouteScheduler::kHoldWindows * RouteScheduler::kWindow + 1;
+  for (int i = 0; i < launches - 1; ++i) s.RecordLaunch(gen, 256, int64_t{i} * 20'000'000);
+  EXPECT_EQ(s.cpu_share(), 0.0);
+  s.RecordLaunch(gen, 256, int64_t{launches} * 20'000'000);
+  EXPECT_EQ(s.cpu_share(), RouteScheduler::kShareStep);
+  EXPECT_EQ(s.Plan(256, 256).generation, gen + 1);
+  // An interruption (an epoch's end) drops the window in progress: its gap is not measured.
+  RouteScheduler t(true, true);
+  for (int i = 0; i < launches - 1; ++i) t.RecordLaunch(0, 256, int64_t{i} * 20'000'000);
+  t.Interrupt();
+  t.RecordLaunch(0, 256, int64_t{100'000'000'000});
+  EXPECT_EQ(t.cpu_share(), 0.0);  // that launch only started a new window
+}
+
+TEST(RouteScheduler, WithoutEnginesEverythingGoesToTheCpuSide) {
+  RouteScheduler s(false, true);
+  EXPECT_EQ(s.cpu_share(), 1.0);
+  for (int i = 0; i < 50; ++i) s.RecordLaunch(0, 256, int64_t{i} * 1'000'000);
+  EXPECT_EQ(s.Plan(256, 256).hardware, 0);
 }
 
 TEST(RouteScheduler, HardwareTakesOnlyEligibleSamples) {
-  RouteScheduler s(4, true, true);
+  RouteScheduler s(true, true);
   EXPECT_LE(s.Plan(256, 10).hardware, 10);
   EXPECT_EQ(s.Plan(256, 0).hardware, 0);
 }
@@ -37,23 +122,28 @@ TEST(RouteScheduler, HardwareTakesOnlyEligibleSamples) {
 TEST(RouteScheduler, EngineShareComesInGrainsForFewCallSizes) {
   // Whatever the share settles at, a batch of 256 sends a multiple of 16 to the engines (at
   // most 16 sizes, so the engines' decoder re-initializes nothing); a small batch, any number.
-  RouteScheduler s(8, true, true);
-  for (int b = 0; b < 200; ++b) {
+  RouteScheduler s(true, true);
+  int64_t clock = 0;
+  std::set<int> sizes;
+  for (int b = 0; b < 400; ++b) {
     const RouteScheduler::Split split = s.Plan(256, 256);
     EXPECT_EQ(split.hardware % RouteScheduler::kHardwareGrain, 0) << split.hardware;
-    s.RecordBatch(b % 3 == 0 ? 0.2 : 0.1, 0.15);  // the share wanders
+    sizes.insert(split.hardware);
+    clock += (b * 7919) % 13 * 1'000'000 + 10'000'000;  // rates that wander: so does the share
+    s.RecordLaunch(split.generation, 256, clock);
   }
+  EXPECT_GT(sizes.size(), 2u);
   EXPECT_EQ(s.Plan(256, 40).hardware % RouteScheduler::kHardwareGrain, 0);
   EXPECT_LE(s.Plan(256, 40).hardware, 40);
   EXPECT_LE(s.Plan(256, 7).hardware, 7);
-  RouteScheduler small(1, true, true);  // a CPU side of one thread: the engines take most
+  RouteScheduler small(true, true);
   EXPECT_EQ(small.Plan(32, 32).hardware % (RouteScheduler::kHardwareGrain / 2), 0);
   EXPECT_GT(small.Plan(32, 32).hardware, 0);
   EXPECT_GT(small.Plan(10, 10).hardware, 0);
 }
 
 TEST(RouteScheduler, PicksTheCheaperCpuSideRouteAndExplores) {
-  RouteScheduler s(8, false, true);
+  RouteScheduler s(false, true);
   for (int i = 0; i < 50; ++i) {
     s.RecordCpuSide(DecodeRoute::kCpu, 10, 0.05);
     s.RecordCpuSide(DecodeRoute::kHybrid, 10, 0.02);
@@ -70,7 +160,7 @@ TEST(RouteScheduler, PicksTheCheaperCpuSideRouteAndExplores) {
 }
 
 TEST(RouteScheduler, WithoutHybridEverythingCpuSideIsCpu) {
-  RouteScheduler s(8, true, false);
+  RouteScheduler s(true, false);
   for (int i = 0; i < 20; ++i) s.RecordCpuSide(DecodeRoute::kHybrid, 10, 1e-6);
   const RouteScheduler::Split split = s.Plan(64, 64);
   EXPECT_EQ(split.cpu_side, DecodeRoute::kCpu);
