@@ -20,6 +20,9 @@ Rows:
   DALI T threads hw_decoder_load L  NVIDIA DALI with its own pipeline for the same work
       (bench/dali_rows.py): T = 16, 8; L = 0.65 (DALI's default), 0.9, 1.0. Skipped, with the
       reason, where DALI is not installed.
+  engines alone, bare loop  not a loader: the JPEG engines' own rate on the same files, whole
+      images in calls of 7 x 32, each call waited for (codec/engine_rate.h). The ceiling of the
+      engine route: no reading, no crop, no resize. Only the files the engines take count.
 
 Method: each row runs in its own process (this script with --_row), so GPU memory peaks are per
 row and a hang costs --timeout seconds. A row builds its loader, takes 3 warm-up batches, then
@@ -253,16 +256,43 @@ def torchvision_gpu_row(data: str):
     return batches(), lambda: {"gpu_alloc_peak": torch_reserved_peak()}
 
 
-ROWS = {
-    "sluice GPU auto": lambda d: sluice_row(d, GPU, "auto"),
-    "sluice GPU hardware": lambda d: sluice_row(d, GPU, "hardware"),
-    "sluice GPU hybrid": lambda d: sluice_row(d, GPU, "hybrid"),
-    "sluice GPU cpu-decode": lambda d: sluice_row(d, GPU, "cpu"),
-    "sluice CPU": lambda d: sluice_row(d, "cpu", None),
-    "DataLoader PIL (16 workers)": dataloader_pil_row,
-    "DataLoader decode_jpeg+v2 (16 workers)": dataloader_decode_jpeg_row,
-    "torchvision GPU decode_jpeg": torchvision_gpu_row,
-    **dali_rows.rrc_rows(),
+def engine_loop_row(data: str, seconds: float) -> dict:
+    if GPU != "cuda":
+        raise dali_rows.RowSkipped("measures the GPU's JPEG engines: no GPU in a dry run")
+    from sluice import _core
+
+    files = []
+    for root, _, names in os.walk(data):
+        for n in sorted(names):
+            with open(os.path.join(root, n), "rb") as f:
+                files.append(f.read())
+    j0 = cpu_jiffies()
+    r = _core._engine_rate(files, seconds, 0)
+    busy = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / r["seconds"]
+    return {"images": r["images"], "seconds": r["seconds"], "images_per_s": r["images"] / r["seconds"],
+            "cores_busy": busy, "engine_loop": r}
+
+
+def measured(make):
+    """A row that yields batches (make: data -> (batches, extra)), timed by measure()."""
+    def row(data: str, seconds: float) -> dict:
+        batches, extra = make(data)
+        return {**measure(batches, seconds), **extra()}
+    return row
+
+
+ENGINE_ROW = "engines alone, bare loop"
+ROWS = {  # name -> (data, seconds) -> result
+    "sluice GPU auto": measured(lambda d: sluice_row(d, GPU, "auto")),
+    "sluice GPU hardware": measured(lambda d: sluice_row(d, GPU, "hardware")),
+    "sluice GPU hybrid": measured(lambda d: sluice_row(d, GPU, "hybrid")),
+    "sluice GPU cpu-decode": measured(lambda d: sluice_row(d, GPU, "cpu")),
+    "sluice CPU": measured(lambda d: sluice_row(d, "cpu", None)),
+    "DataLoader PIL (16 workers)": measured(dataloader_pil_row),
+    "DataLoader decode_jpeg+v2 (16 workers)": measured(dataloader_decode_jpeg_row),
+    "torchvision GPU decode_jpeg": measured(torchvision_gpu_row),
+    **{name: measured(make) for name, make in dali_rows.rrc_rows().items()},
+    ENGINE_ROW: engine_loop_row,
 }
 
 
@@ -271,8 +301,7 @@ def run_row(name: str, data: str, seconds: float) -> dict:
     poller = GpuMemoryPoller()
     poller.start()
     try:
-        batches, extra = ROWS[name](data)
-        result = {**measure(batches, seconds), **extra()}
+        result = ROWS[name](data, seconds)
     except dali_rows.RowSkipped as e:
         result = {"skipped": str(e)}
     except Exception as e:  # noqa: BLE001 - reported as the row's result
@@ -383,6 +412,7 @@ def table(rows: list) -> list:
 def ratio_line(data: str, rows: list) -> str:
     """sluice GPU auto against the best DALI row and the best torchvision row of this run."""
     rate = {r["row"]: r["images_per_s"] for r in rows if "images_per_s" in r}
+    ceiling = rate.pop(ENGINE_ROW, None)
     out = []
     for kind, peers in (("DALI", {n: v for n, v in rate.items() if n.startswith("DALI")}),
                         ("torchvision", {n: v for n, v in rate.items() if not n.startswith(("sluice", "DALI"))})):
@@ -391,7 +421,11 @@ def ratio_line(data: str, rows: list) -> str:
             continue
         best = max(peers, key=peers.get)
         out.append(f"{rate['sluice GPU auto'] / peers[best]:.2f}x the best {kind} row ({best})")
-    return f"{data}: sluice GPU auto = " + "; ".join(out)
+    line = f"{data}: sluice GPU auto = " + "; ".join(out)
+    if ceiling:  # how far each GPU row is from the engines' own rate
+        line += "\n  of the engines' bare loop: " + ", ".join(
+            f"{n} {v / ceiling:.2f}" for n, v in rate.items() if "GPU" in n or n.startswith("DALI"))
+    return line
 
 
 NOTES = """\

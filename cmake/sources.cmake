@@ -61,6 +61,7 @@ set(SLUICE_CUDA_SOURCES
   src/codec/nvjpeg_api.cc
   src/codec/nvjpeg_context.cc
   src/codec/nvjpeg_decoders.cc
+  src/codec/engine_rate.cc
   src/kernels/resize/resize_gpu.cu
   src/kernels/color/color_gpu.cu
   src/kernels/warp/warp_gpu.cu
@@ -74,5 +75,6 @@ set(SLUICE_CUDA_SOURCES
 )
 set(SLUICE_NO_CUDA_SOURCES
   src/gpu/device_none.cc
+  src/codec/engine_rate_none.cc
   src/pipeline/gpu/gpu_executor_none.cc
 )

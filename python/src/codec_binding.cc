@@ -1,14 +1,16 @@
 // Codec entry points: the dataset generator encodes with encode_jpeg; tests compare decode
-// against PIL on the same files.
+// against PIL on the same files; the GPU benchmark measures the JPEG engines' own rate.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstring>
 
 #include "bindings.h"
 #include "codec/decoder.h"
+#include "codec/engine_rate.h"
 #include "codec/jpeg_cpu.h"
 
 namespace sluice::python {
@@ -85,6 +87,32 @@ void RegisterCodec(nb::module_& m) {
       },
       nb::arg("image"), nb::arg("quality") = 90, nb::arg("subsampling") = "420",
       nb::arg("progressive") = false, nb::arg("exif_orientation") = 1);
+
+  m.def(
+      "_engine_rate",
+      [](const std::vector<nb::bytes>& files, double seconds, int device) {
+        if (!(seconds > 0)) Check(InvalidArgument("_engine_rate: seconds must be > 0"));
+        std::vector<std::vector<uint8_t>> copies;
+        copies.reserve(files.size());
+        for (const nb::bytes& f : files) {
+          const auto* p = static_cast<const uint8_t*>(f.data());
+          copies.emplace_back(p, p + f.size());
+        }
+        Result<EngineRate> r = [&] {
+          nb::gil_scoped_release release;
+          return MeasureEngineRate(copies, seconds, device);
+        }();
+        const EngineRate rate = Unwrap(std::move(r));
+        nb::dict d;
+        d["images"] = rate.images;
+        d["seconds"] = rate.seconds;
+        d["files"] = rate.files;
+        d["engines"] = rate.engines;
+        d["call_width"] = rate.call_width;
+        return d;
+      },
+      nb::arg("files"), nb::arg("seconds"), nb::arg("device") = 0,
+      "The JPEG engines' rate in a bare loop over whole images (codec/engine_rate.h).");
 
 }
 

@@ -1,5 +1,6 @@
-"""The GPU benchmark's plumbing, without a GPU (--dry-run): a sluice row measures, and a DALI row
-either measures or is skipped with the reason (DALI is not installed on the CI machine)."""
+"""The GPU benchmark's plumbing, without a GPU (--dry-run): a sluice row measures, a DALI row
+either measures or is skipped with the reason (DALI is not installed on the CI machine), and the
+engines' bare-loop row is skipped with the reason."""
 from __future__ import annotations
 
 import json
@@ -20,12 +21,13 @@ def test_gpu_bench_dry_run_has_a_sluice_row_and_a_dali_row(tmp_path):
     datasets.make_dataset(str(data), num_images=32, num_classes=2, width=(48, 64), progress=False)
     out = tmp_path / "bench.json"
     r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gpu_bench.py"), str(data), "--dry-run",
-                        "--seconds", "0.2", "--rows", "sluice CPU,DALI 8 threads hw_decoder_load 0.65",
+                        "--seconds", "0.2", "--rows", "sluice CPU,DALI 8 threads hw_decoder_load 0.65,bare loop",
                         "--json", str(out)], capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
     assert r.returncode == 0, r.stdout + r.stderr
     rows = {row["row"]: row for row in json.loads(out.read_text())["datasets"][0]["rows"]}
     assert rows["sluice CPU"]["images_per_s"] > 0
+    assert rows["engines alone, bare loop"]["skipped"].startswith("measures the GPU's JPEG engines"), rows
     dali = rows["DALI 8 threads hw_decoder_load 0.65"]
     try:
         import nvidia.dali  # noqa: F401

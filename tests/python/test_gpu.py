@@ -75,6 +75,40 @@ def test_cuda_without_a_device_is_a_clear_error(small_folder, device):
         sluice.Loader(small_folder, [ST.CenterCrop(32)], batch_size=4, device=device)
 
 
+def test_engine_rate_checks_its_arguments():
+    with pytest.raises(ValueError, match="seconds"):
+        sluice._core._engine_rate([b"not a jpeg"], 0)
+
+
+@pytest.mark.skipif(HAVE_GPU, reason="for a machine where sluice sees no GPU")
+def test_engine_rate_without_a_device_is_a_clear_error():
+    jpg = sluice._core.encode_jpeg(photo(64, 48), quality=90)
+    with pytest.raises(RuntimeError, match="CUDA"):
+        sluice._core._engine_rate([jpg], 0.1)
+
+
+@needs_gpu
+def test_engine_rate_measures_the_engines_on_the_files_they_take():
+    # The benchmark's ceiling row (bench/gpu_bench.py): whole calls of the engines, counted,
+    # over the baseline colour JPEGs only (a progressive JPEG and a PNG are left out).
+    taken = [sluice._core.encode_jpeg(photo(160, 120, seed=i), quality=90, subsampling=sub)
+             for i, sub in enumerate(["420", "444", "422", "420", "444"])]
+    progressive = sluice._core.encode_jpeg(photo(96, 64), quality=90, progressive=True)
+    png = pil_bytes(Image.fromarray(photo(64, 48)), "PNG")
+    try:
+        r = sluice._core._engine_rate(taken + [progressive, png], 0.3)
+    except RuntimeError as e:
+        if "no JPEG engines" in str(e):
+            pytest.skip(str(e))
+        raise
+    assert r["files"] == 5
+    assert r["engines"] >= 1 and r["call_width"] % r["engines"] == 0
+    assert r["images"] >= r["call_width"] and r["images"] % r["call_width"] == 0
+    assert r["seconds"] >= 0.3
+    with pytest.raises(ValueError, match="none of the 2 files"):
+        sluice._core._engine_rate([progressive, png], 0.1)
+
+
 # --- 1. Every decode route decodes like the CPU decoder --------------------------------------
 
 # Per image, in uint8 levels, GPU route against the CPU loader (libjpeg-turbo, equal to PIL):

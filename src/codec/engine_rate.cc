@@ -1,0 +1,95 @@
+#include "codec/engine_rate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "codec/decoder.h"
+#include "codec/nvjpeg_decoders.h"
+#include "gpu/cuda_util.h"
+#include "gpu/device.h"
+#include "gpu/device_pool.h"
+
+namespace sluice {
+
+namespace {
+
+struct EngineFile {
+  const std::vector<uint8_t>* bytes;
+  int width, height;
+};
+
+// The files the engines take, and the largest one's RGB8 bytes.
+std::vector<EngineFile> EngineFiles(std::span<const std::vector<uint8_t>> files, size_t* largest) {
+  std::vector<EngineFile> usable;
+  ImageDecoder header;
+  *largest = 0;
+  for (const std::vector<uint8_t>& f : files) {
+    Result<ImageInfo> info = header.ReadHeader(f.data(), f.size());
+    if (!info.ok() || info->format != ImageFormat::kJpeg || !HardwareDecodable(*info)) continue;
+    usable.push_back(EngineFile{&f, info->width, info->height});
+    *largest = std::max(*largest, static_cast<size_t>(info->width) * info->height * 3);
+  }
+  return usable;
+}
+
+// One call of `jobs->size()` whole images, the next ones of `files` from `*next` on (in turn),
+// into `out` (one slot of `slot` bytes per image); waits for it.
+Status DecodeCall(NvjpegHardwareDecoder& hw, const std::vector<EngineFile>& files, size_t* next, uint8_t* out,
+                  size_t slot, cudaStream_t stream, std::vector<NvjpegJob>* jobs) {
+  for (size_t k = 0; k < jobs->size(); ++k) {
+    const EngineFile& f = files[*next];
+    *next = (*next + 1) % files.size();
+    (*jobs)[k] = NvjpegJob{f.bytes->data(), f.bytes->size(), Rect{0, 0, f.width, f.height}, out + k * slot,
+                           static_cast<size_t>(f.width) * 3};
+  }
+  SLUICE_RETURN_IF_ERROR(hw.Decode(*jobs, stream));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files, double seconds, int device) {
+  SLUICE_CHECK(seconds > 0);
+  SLUICE_RETURN_IF_ERROR(CheckCudaDevice(device));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
+  size_t slot = 0;
+  const std::vector<EngineFile> usable = EngineFiles(files, &slot);
+  if (usable.empty())
+    return InvalidArgument("none of the ", files.size(), " files is a JPEG the engines take (baseline, 3 components)");
+
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<DevicePool> pool, DevicePool::Create(device, int64_t{16} << 30));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegContext> ctx, NvjpegContext::Create(pool.get()));
+  if (ctx->hardware_handle() == nullptr) return ctx->hardware_status().WithPrefix("no JPEG engines");
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegHardwareDecoder> hw, NvjpegHardwareDecoder::Create(ctx.get()));
+  CudaStream stream;
+  SLUICE_RETURN_IF_ERROR(stream.Create());
+
+  EngineRate rate;
+  rate.files = static_cast<int64_t>(usable.size());
+  rate.engines = ctx->hardware_engines();
+  rate.call_width = hw->batch_width();
+  const size_t bytes = slot * static_cast<size_t>(rate.call_width);
+  SLUICE_ASSIGN_OR_RETURN(void* out, pool->Allocate(bytes, stream.get(), /*enforce_budget=*/false));
+  std::vector<NvjpegJob> jobs(static_cast<size_t>(rate.call_width));
+  size_t next = 0;
+  const auto call = [&] {
+    return DecodeCall(*hw, usable, &next, static_cast<uint8_t*>(out), slot, stream.get(), &jobs);
+  };
+  Status st = call();  // untimed: nvJPEG initializes the state for this call size
+  const auto t0 = std::chrono::steady_clock::now();
+  while (st.ok()) {
+    st = call();
+    if (!st.ok()) break;
+    rate.images += rate.call_width;
+    rate.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (rate.seconds >= seconds) break;
+  }
+  pool->Free(out, bytes, stream.get());
+  cudaStreamSynchronize(stream.get());
+  if (!st.ok()) return st.WithPrefix("an engine call");
+  return rate;
+}
+
+}  // namespace sluice
