@@ -9,7 +9,9 @@ bench/gpu_bench.py.
 
 Config keys: route (auto|hardware|hybrid|cpu), threads, io, prefetch, budget_mib, batch,
 pipeline (rrc: RandomResizedCrop 224 + flip + normalize; resize: Resize 224 + CenterCrop 224,
-a decode of the whole image), env.NAME=VALUE (environment of that run).
+a decode of the whole image), env.NAME=VALUE (environment of that run), beside=N (a CPU-only
+sluice loader of N threads runs in another process meanwhile, on the same files: does CPU work
+that is not the GPU loader's own slow the engines?).
 
 A configuration that does not finish within --timeout seconds is killed; with SLUICE_PROBE_GDB
 set to a gdb command line (scripts/device_run.sh probe sets it), every thread's stack is
@@ -92,6 +94,20 @@ def child(data: str, config: dict, seconds: float) -> None:
     del loader  # prints the trace to stderr
 
 
+def beside(data: str, threads: int) -> None:
+    """The neighbour of a `beside=N` configuration: a CPU loader, drained until it is killed."""
+    import sluice
+    import sluice.transforms as T
+
+    loader = sluice.Loader(data, [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
+                                  T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)],
+                           batch_size=256, dtype="float16", shuffle=True, seed=1, num_threads=threads)
+    for epoch in range(1 << 30):
+        loader.set_epoch(epoch)
+        for _ in loader:
+            pass
+
+
 def stacks(pid: int) -> str:
     """Every thread's native stack (gdb from SLUICE_PROBE_GDB), identical stacks counted once."""
     import collections
@@ -125,9 +141,13 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--timeout", type=float, default=40.0)
     ap.add_argument("--_child", help=argparse.SUPPRESS)
+    ap.add_argument("--_beside", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._child is not None:
         child(args.data, parse(args._child), args.seconds)
+        return 0
+    if args._beside is not None:
+        beside(args.data, args._beside)
         return 0
     rows = []
     for config in args.config or ["route=auto"]:
@@ -136,6 +156,11 @@ def main() -> int:
         env.update({k[4:]: v for k, v in cfg.items() if k.startswith("env.")})
         cmd = [sys.executable, os.path.abspath(__file__), args.data, "--_child", config,
                "--seconds", str(args.seconds)]
+        neighbour = None
+        if "beside" in cfg:
+            neighbour = subprocess.Popen([sys.executable, os.path.abspath(__file__), args.data,
+                                          "--_beside", cfg["beside"]], stdout=subprocess.DEVNULL)
+            time.sleep(2)  # its threads are busy before the measured loader starts
         with tempfile.TemporaryFile("w+") as fo, tempfile.TemporaryFile("w+") as fe:
             p = subprocess.Popen(cmd, env=env, stdout=fo, stderr=fe, text=True)
             try:
@@ -147,6 +172,9 @@ def main() -> int:
                 p.kill()
                 p.wait()
                 fe.write("\ntimeout")
+            if neighbour is not None:
+                neighbour.kill()
+                neighbour.wait()
             fo.seek(0)
             fe.seek(0)
             out, err = fo.read(), fe.read()

@@ -72,12 +72,14 @@ Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files
   rate.call_width = hw->batch_width();
   const size_t bytes = slot * static_cast<size_t>(rate.call_width);
   SLUICE_ASSIGN_OR_RETURN(void* out, pool->Allocate(bytes, stream.get(), /*enforce_budget=*/false));
+  // The engines write `out` when a call is made, not in stream order: it must be ready first.
+  Status st = CudaStatus(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
   std::vector<NvjpegJob> jobs(static_cast<size_t>(rate.call_width));
   size_t next = 0;
   const auto call = [&] {
     return DecodeCall(*hw, usable, &next, static_cast<uint8_t*>(out), slot, stream.get(), &jobs);
   };
-  Status st = call();  // untimed: nvJPEG initializes the state for this call size
+  if (st.ok()) st = call();  // untimed: nvJPEG initializes the state for this call size
   const auto t0 = std::chrono::steady_clock::now();
   while (st.ok()) {
     st = call();
