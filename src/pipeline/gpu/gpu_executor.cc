@@ -333,9 +333,9 @@ void GpuExecutor::Launch(const BatchPtr& b) {
     std::vector<int> kept;
     for (size_t i = 0; i < b->gpu.size(); ++i)
       if (b->status[i].ok()) kept.push_back(static_cast<int>(i));
-    if (b->batch_status.ok() && !b->cancelled.load(std::memory_order_relaxed) && !kept.empty())
-      b->batch_status = EnqueueKernels(b.get(), kept, plan_, gpu_finish_, sample_bytes_);
-    if (b->batch_status.ok() && b->route_generation >= 0 && !kept.empty())
+    const bool launch = b->batch_status.ok() && !b->cancelled.load(std::memory_order_relaxed) && !kept.empty();
+    if (launch) b->batch_status = EnqueueKernels(b.get(), kept, plan_, gpu_finish_, sample_bytes_);
+    if (launch && b->batch_status.ok() && b->route_generation >= 0)  // cancelled ones are not timed
       scheduler_->RecordLaunch(b->route_generation, static_cast<int>(kept.size()), NowNs());
     ReleaseBatch(b.get(), pool_.get());
   }

@@ -2,8 +2,9 @@
 // decoders, choosing the split by the loader's measured throughput.
 //
 // The CPU side's share of a batch is what is tuned. Sending samples to the CPU side also slows
-// the engines (the threads that feed them share the cores and memory bandwidth), so finishing
-// both sides together is not the fastest split: on some machines the engines alone are. So the
+// the engines (by 13-15% on the H100 machine, even with 4 CPU threads; the cause is not pinned
+// down), so finishing both sides together is not the fastest split: on some machines the
+// engines alone are. So the
 // share starts at 0 (the engines alone) and holds it for some windows of batches; then it
 // climbs: a window at one step up, one down, and at 0 is measured against the held share's last
 // window; a probe that delivers more images per second is taken (and the climb goes on that
