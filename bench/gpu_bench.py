@@ -30,6 +30,8 @@ times at least --seconds and 6 batches between two torch.cuda.synchronize() call
 is consumed by a tiny reduction on the GPU (no per-batch sync). Cores busy: machine-wide
 /proc/stat jiffies over the timed interval. GPU memory: the allocator's peak (sluice's pool or
 torch's reserved bytes) and the process's peak as NVML reports it (pynvml, else nvidia-smi).
+sluice rows: loader.stats() counts from the end of the warm-up (memory peaks from the start), and
+route_rates gives each decode route's images/s over the timed interval.
 
     python bench/gpu_bench.py DATA_A [DATA_B ...] [--seconds 8] [--rows sluice,DataLoader]
                               [--json out.json] [--timeout 150] [--dry-run]
@@ -72,14 +74,17 @@ def cpu_jiffies() -> int:
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)  # minus idle and iowait
 
 
-def measure(batches, seconds: float) -> dict:
-    """Consumes an endless iterator of (images, labels) on the GPU: images/s and cores busy."""
+def measure(batches, seconds: float, warmed=None) -> dict:
+    """Consumes an endless iterator of (images, labels) on the GPU: images/s and cores busy.
+    warmed(), if given, is called once the warm-up batches are done."""
     sync = torch.cuda.synchronize if GPU == "cuda" else (lambda: None)
     sink = torch.zeros((), device=GPU)
     it = iter(batches)
     for _ in range(WARMUP):
         sink += next(it)[0][:, 0, 0, 0].float().sum()
     sync()
+    if warmed is not None:
+        warmed()
     j0, t0 = cpu_jiffies(), time.perf_counter()
     n = done = 0
     while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
@@ -172,7 +177,7 @@ def sluice_row(data: str, device: str, route: str | None):
         return {"gpu_alloc_peak": st.get("gpu_memory_peak") if device != "cpu" else torch_reserved_peak(),
                 "sluice_stats": st}
 
-    return batches(), extra
+    return batches(), extra, loader.reset_stats  # stats count from the end of the warm-up
 
 
 def gpu_normalizer():
@@ -274,10 +279,15 @@ def engine_loop_row(data: str, seconds: float) -> dict:
 
 
 def measured(make):
-    """A row that yields batches (make: data -> (batches, extra)), timed by measure()."""
+    """A row that yields batches, timed by measure(). make: data -> (batches, extra) or
+    (batches, extra, warmed). A sluice GPU row also gets each decode route's images/s."""
     def row(data: str, seconds: float) -> dict:
-        batches, extra = make(data)
-        return {**measure(batches, seconds), **extra()}
+        batches, extra, *warmed = make(data)
+        result = {**measure(batches, seconds, *warmed), **extra()}
+        routes = result.get("sluice_stats", {}).get("route_samples")
+        if routes:
+            result["route_rates"] = {r: n / result["seconds"] for r, n in routes.items()}
+        return result
     return row
 
 

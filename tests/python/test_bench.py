@@ -53,3 +53,26 @@ def test_augment_bench_dry_run_has_a_sluice_row_and_a_dali_row(tmp_path):
         import nvidia.dali  # noqa: F401
     except ImportError:
         assert rows["DALI 16 threads hw_decoder_load 1"]["skipped"].startswith("DALI is not installed")
+
+
+def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import gpu_bench
+    import torch
+
+    monkeypatch.setattr(gpu_bench, "GPU", "cpu")
+    taken, warmed_after = [], []
+
+    def make(data):
+        def batches():
+            while True:
+                taken.append(1)
+                yield torch.zeros(4, 3, 2, 2), torch.zeros(4)
+        stats = {"sluice_stats": {"route_samples": {"hardware": 300, "hybrid": 0, "cpu": 100}}}
+        return batches(), lambda: stats, lambda: warmed_after.append(len(taken))
+
+    r = gpu_bench.measured(make)("unused", 0.05)
+    assert warmed_after == [gpu_bench.WARMUP]  # once, after the warm-up batches
+    assert r["batches"] >= gpu_bench.MIN_BATCHES and r["images"] == 4 * r["batches"]
+    assert r["route_rates"] == {"hardware": pytest.approx(300 / r["seconds"]), "hybrid": 0.0,
+                                "cpu": pytest.approx(100 / r["seconds"])}
