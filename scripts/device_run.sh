@@ -14,6 +14,8 @@
 #   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
 #   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
 #   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
+#   Carry .old in the prepare call only: a later call that carries it again replaces the built
+#   copy there with the bare one here, and the old rows fail to import sluice._core.
 # Logs and JSON results go to $OUT (at most 8 files come back).
 set -uo pipefail
 what=${1:-all}
