@@ -37,6 +37,16 @@ nb::dict InfoToDict(const ImageInfo& info) {
   return d;
 }
 
+nb::dict EngineRateToDict(const EngineRate& rate) {
+  nb::dict d;
+  d["images"] = rate.images;
+  d["seconds"] = rate.seconds;
+  d["files"] = rate.files;
+  d["engines"] = rate.engines;
+  d["call_width"] = rate.call_width;
+  return d;
+}
+
 }  // namespace
 
 void RegisterCodec(nb::module_& m) {
@@ -102,14 +112,7 @@ void RegisterCodec(nb::module_& m) {
           nb::gil_scoped_release release;
           return MeasureEngineRate(copies, seconds, device);
         }();
-        const EngineRate rate = Unwrap(std::move(r));
-        nb::dict d;
-        d["images"] = rate.images;
-        d["seconds"] = rate.seconds;
-        d["files"] = rate.files;
-        d["engines"] = rate.engines;
-        d["call_width"] = rate.call_width;
-        return d;
+        return EngineRateToDict(Unwrap(std::move(r)));
       },
       nb::arg("files"), nb::arg("seconds"), nb::arg("device") = 0,
       "The JPEG engines' rate in a bare loop over whole images (codec/engine_rate.h).");

@@ -56,7 +56,7 @@ def test_augment_bench_dry_run_has_a_sluice_row_and_a_dali_row(tmp_path):
 
 
 def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch):
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
     import gpu_bench
     import torch
 

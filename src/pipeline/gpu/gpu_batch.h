@@ -63,7 +63,6 @@ struct BatchTable {
 // When the batch passed its stages, for the trace. It has no CUDA objects, so a host callback
 // may own it.
 struct BatchTiming {
-  std::atomic<int64_t> cpu_finished_ns{0};
   BatchTrace::Times trace{};
   void Mark(BatchTrace::Point p) { trace[p].store(NowNs(), std::memory_order_relaxed); }
 };

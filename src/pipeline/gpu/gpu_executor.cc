@@ -313,10 +313,9 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
     route_samples_[RouteIndex(s.route)].fetch_add(1, std::memory_order_relaxed);
     const int64_t t1 = NowNs();
     scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(t1 - t0) * 1e-9);
-    for (int64_t f = b->timing->cpu_finished_ns.load();
-         t1 > f && !b->timing->cpu_finished_ns.compare_exchange_weak(f, t1);) {
+    std::atomic<int64_t>& done = b->timing->trace[BatchTrace::kCpuSideDone];  // the batch's last
+    for (int64_t f = done.load(); t1 > f && !done.compare_exchange_weak(f, t1);) {
     }
-    b->timing->trace[BatchTrace::kCpuSideDone].store(b->timing->cpu_finished_ns.load());
   }
   Done(b, 1);
 }

@@ -12,9 +12,7 @@ constexpr int kExploreSamples = 4;
 }  // namespace
 
 RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid)
-    : has_hw_(has_hardware), has_hybrid_(has_hybrid), share_(has_hardware ? 0.0 : 1.0) {
-  base_share_ = share_;
-}
+    : has_hw_(has_hardware), has_hybrid_(has_hybrid), share_(has_hardware ? 0.0 : 1.0), base_share_(share_) {}
 
 RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   std::lock_guard<std::mutex> lock(mu_);
