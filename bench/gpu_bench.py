@@ -31,7 +31,8 @@ is consumed by a tiny reduction on the GPU (no per-batch sync). Cores busy: mach
 /proc/stat jiffies over the timed interval. GPU memory: the allocator's peak (sluice's pool or
 torch's reserved bytes) and the process's peak as NVML reports it (pynvml, else nvidia-smi).
 sluice rows: loader.stats() counts from the end of the warm-up (memory peaks from the start), and
-route_rates gives each decode route's images/s over the timed interval.
+route_rates gives each decode route's images/s over the timed interval, engine_busy_share the
+share of that interval in which the JPEG engines were decoding for the loader.
 
     python bench/gpu_bench.py DATA_A [DATA_B ...] [--seconds 8] [--rows sluice,DataLoader]
                               [--json out.json] [--timeout 150] [--dry-run]
@@ -284,9 +285,11 @@ def measured(make):
     def row(data: str, seconds: float) -> dict:
         batches, extra, *warmed = make(data)
         result = {**measure(batches, seconds, *warmed), **extra()}
-        routes = result.get("sluice_stats", {}).get("route_samples")
-        if routes:
-            result["route_rates"] = {r: n / result["seconds"] for r, n in routes.items()}
+        stats = result.get("sluice_stats", {})
+        if stats.get("route_samples"):
+            result["route_rates"] = {r: n / result["seconds"] for r, n in stats["route_samples"].items()}
+        if stats.get("wall_seconds"):  # counted, like route_samples, from the end of the warm-up
+            result["engine_busy_share"] = stats.get("engine_busy_seconds", 0) / stats["wall_seconds"]
         return result
     return row
 
@@ -435,6 +438,9 @@ def ratio_line(data: str, rows: list) -> str:
     if ceiling:  # how far each GPU row is from the engines' own rate
         line += "\n  of the engines' bare loop: " + ", ".join(
             f"{n} {v / ceiling:.2f}" for n, v in rate.items() if "GPU" in n or n.startswith("DALI"))
+    busy = {r["row"]: r["engine_busy_share"] for r in rows if r.get("engine_busy_share")}
+    if busy:
+        line += "\n  engines busy: " + ", ".join(f"{n} {v:.0%}" for n, v in busy.items())
     return line
 
 

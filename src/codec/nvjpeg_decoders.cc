@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/clock.h"
 #include "gpu/cuda_util.h"
 
 namespace sluice {
@@ -94,6 +95,7 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   const NvjpegApi& api = ctx_->api();
   nvjpegHandle_t h = ctx_->hardware_handle();
   std::lock_guard<std::mutex> turn(g_hardware_call);
+  ScopedTimer busy(&busy_ns_);  // the turn, however the call ends
   SLUICE_ASSIGN_OR_RETURN(SizedState* state, StateFor(n));
   const int m = state->size;  // n images, then m - n pads
   if (m > n && pad_out_ == nullptr) {  // the first padded call: the pads' scratch, once

@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "codec/decoder.h"
 #include "codec/jpeg_cpu.h"
+#include "core/clock.h"
 #include "gpu/cuda_util.h"
 #include "gpu/device.h"
 
@@ -173,6 +176,25 @@ TEST_F(NvjpegTest, HardwareShortCallsArePaddedIntoAnInitializedState) {
   CheckRoute(/*hardware=*/true, false, &d, 5);  // the smallest state that fits: the 6's
   CheckRoute(/*hardware=*/true, false, &d, 7);  // the 8's
   EXPECT_EQ(d.state_initializations(), 2);
+}
+
+// busy_ns counts the time calls held the engines: some for a call, none while idle, never more
+// than the time around the calls.
+TEST_F(NvjpegTest, HardwareBusyTimeCountsTheCallsOnly) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get());
+  ASSERT_TRUE(hw.ok()) << hw.status().ToString();
+  NvjpegHardwareDecoder& d = **hw;
+  EXPECT_EQ(d.busy_ns(), 0);
+  const int64_t t0 = NowNs();
+  CheckRoute(/*hardware=*/true, false, &d, 6);
+  CheckRoute(/*hardware=*/true, false, &d, 3);
+  const int64_t around = NowNs() - t0;
+  const int64_t busy = d.busy_ns();
+  EXPECT_GT(busy, 0);
+  EXPECT_LE(busy, around);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(d.busy_ns(), busy);
 }
 
 TEST_F(NvjpegTest, HybridRegionsMatchLibjpegTurboBaselineAndProgressive) {

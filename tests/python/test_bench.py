@@ -68,7 +68,8 @@ def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch)
             while True:
                 taken.append(1)
                 yield torch.zeros(4, 3, 2, 2), torch.zeros(4)
-        stats = {"sluice_stats": {"route_samples": {"hardware": 300, "hybrid": 0, "cpu": 100}}}
+        stats = {"sluice_stats": {"route_samples": {"hardware": 300, "hybrid": 0, "cpu": 100},
+                                  "engine_busy_seconds": 0.75, "wall_seconds": 1.0}}
         return batches(), lambda: stats, lambda: warmed_after.append(len(taken))
 
     r = gpu_bench.measured(make)("unused", 0.05)
@@ -76,3 +77,6 @@ def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch)
     assert r["batches"] >= gpu_bench.MIN_BATCHES and r["images"] == 4 * r["batches"]
     assert r["route_rates"] == {"hardware": pytest.approx(300 / r["seconds"]), "hybrid": 0.0,
                                 "cpu": pytest.approx(100 / r["seconds"])}
+    assert r["engine_busy_share"] == pytest.approx(0.75)
+    line = gpu_bench.ratio_line("d", [{"row": "sluice GPU auto", **r}])
+    assert "engines busy: sluice GPU auto 75%" in line, line

@@ -219,6 +219,14 @@ def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
         assert routes["hardware"] == 0 and routes["hybrid"] > 0, routes
     elif route == "cpu":
         assert routes == {"hardware": 0, "hybrid": 0, "cpu": n}, routes
+    # The engines' busy time: only calls that used them, never more than the loader's lifetime.
+    st = loader.stats()
+    if route in ("hardware", "auto") and routes["hardware"] > 0:
+        assert 0 < st["engine_busy_seconds"] <= st["wall_seconds"], st
+    elif route in ("hybrid", "cpu"):
+        assert st["engine_busy_seconds"] == 0, st
+    loader.reset_stats()
+    assert loader.stats()["engine_busy_seconds"] == 0
 
 
 # --- 2. The whole pipeline on the same seed ---------------------------------------------------

@@ -41,6 +41,12 @@ class GpuDecoders {
   ResizeScratch* engine_scratch(int t) { return &hw_scratch_[t]; }
   int64_t pinned_peak() const { return nvjpeg_ ? nvjpeg_->pinned_peak() : 0; }
   int64_t pinned_held() const { return nvjpeg_ ? nvjpeg_->pinned_held() : 0; }
+  // Nanoseconds the engine threads' decode calls held the engines, since creation.
+  int64_t engine_busy_ns() const {
+    int64_t ns = 0;
+    for (const auto& hw : hw_) ns += hw->busy_ns();
+    return ns;
+  }
   // Frees nvJPEG's idle pinned buffers that no decode took since the previous call (a new epoch).
   void SweepPinned() {
     if (nvjpeg_) nvjpeg_->SweepPinned();

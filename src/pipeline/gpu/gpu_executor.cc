@@ -85,6 +85,7 @@ class GpuExecutor : public BatchWork {
   GpuFinish gpu_finish_;
   BatchTrace trace_;
   std::atomic<int64_t> route_samples_[kNumRoutes] = {};
+  std::atomic<int64_t> engine_busy_base_ns_{0};  // engine_busy_ns() at the last ResetStats
 
   std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
@@ -398,10 +399,12 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->pinned_memory_peak = pinned.peak_bytes + decoders_->pinned_peak();
   s->pinned_memory_held = pinned.in_use_bytes + pinned.cached_bytes + decoders_->pinned_held();
   for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
+  s->engine_busy_s = static_cast<double>(decoders_->engine_busy_ns() - engine_busy_base_ns_.load()) * 1e-9;
 }
 
 void GpuExecutor::ResetStats() {
   for (auto& r : route_samples_) r.store(0);
+  engine_busy_base_ns_.store(decoders_->engine_busy_ns());
 }
 
 }  // namespace
