@@ -4,6 +4,7 @@ mid-epoch, also on another number of processes.
 
     torchrun --nproc_per_node 2 examples/train_ddp.py DATA [--device cuda] [--epochs 2]
         [--checkpoint ckpt.pt [--resume]] [--stop-after STEPS] [--record DIR]
+        [--backend nccl|gloo] [--decode-route auto|hardware|hybrid|cpu]
 
 DATA is an ImageFolder tree (`sluice make-dataset DATA -n 512` makes one). What sluice does
 here that a DataLoader + DistributedSampler would not:
@@ -17,6 +18,8 @@ here that a DataLoader + DistributedSampler would not:
 
 --record DIR writes, per rank, one JSON line per step: epoch, step, and the dataset indices of
 the batch (loader.last_indices), which tests use to check "exactly once" across ranks.
+With more ranks than GPUs, ranks share GPUs (local rank modulo the GPU count): gloo only, NCCL
+refuses two ranks on one GPU.
 --stop-after STEPS saves the checkpoint after that many steps and exits, like a preempted job.
 """
 from __future__ import annotations
@@ -84,25 +87,30 @@ def main() -> None:
     p.add_argument("--save-every", type=int, default=0, help="also checkpoint every N steps")
     p.add_argument("--stop-after", type=int, default=0, help="checkpoint and exit after N steps")
     p.add_argument("--record", help="directory for one JSON-lines file per rank")
+    p.add_argument("--backend", choices=["nccl", "gloo"], help="default: nccl on GPUs, gloo on the CPU")
+    p.add_argument("--decode-route", default="auto", choices=["auto", "hardware", "hybrid", "cpu"],
+                   help="GPU only: sluice's JPEG decoders")
     args = p.parse_args()
 
     cuda = args.device == "cuda"
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    gpu = local_rank % torch.cuda.device_count() if cuda else None
     if cuda:
-        torch.cuda.set_device(local_rank)
-    dist.init_process_group("nccl" if cuda else "gloo")
+        torch.cuda.set_device(gpu)
+    dist.init_process_group(args.backend or ("nccl" if cuda else "gloo"))
     rank, world = dist.get_rank(), dist.get_world_size()
-    device = torch.device(f"cuda:{local_rank}" if cuda else "cpu")
+    device = torch.device(f"cuda:{gpu}" if cuda else "cpu")
 
     # rank and world_size come from torch.distributed; num_threads defaults to this process's
     # share of the machine's CPUs (torchrun's LOCAL_WORLD_SIZE).
     loader = sluice.Loader(
         args.data, [T.RandomResizedCrop(args.size), T.RandomHorizontalFlip(), T.Normalize(MEAN, STD)],
         batch_size=args.batch_size, shuffle=True, seed=args.seed, device=str(device),
-        last_batch=args.last_batch, on_error="skip", num_threads=args.threads)
+        last_batch=args.last_batch, on_error="skip", num_threads=args.threads,
+        **({"decode_route": args.decode_route} if cuda else {}))
     torch.manual_seed(args.seed)
     model = small_cnn(len(loader.classes)).to(device)
-    model = DDP(model, device_ids=[local_rank] if cuda else None)
+    model = DDP(model, device_ids=[gpu] if cuda else None)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
 
     step = 0
@@ -115,7 +123,8 @@ def main() -> None:
     start_epoch = loader.state_dict()["next_epoch"]
     if rank == 0:
         print(f"{world} process(es), {loader.num_samples} images, {len(loader)} batches of "
-              f"{args.batch_size} per process per epoch, epochs {start_epoch}..{args.epochs - 1}", flush=True)
+              f"{args.batch_size} per process per epoch, epochs {start_epoch}..{args.epochs - 1}"
+              + (f", decode_route {loader.options.decode_route}" if cuda else ""), flush=True)
 
     def save() -> None:
         # Every rank has taken the same number of batches, so rank 0's loader state is the job's.
@@ -168,6 +177,8 @@ def main() -> None:
         if skipped:
             print(f"rank {rank}: skipped {skipped} bad file(s) so far: {loader.stats()['skipped'][:3]}", flush=True)
         save()
+    if cuda:
+        print(f"rank {rank}: samples per decode route {loader.stats()['route_samples']}", flush=True)
     dist.destroy_process_group()
 
 

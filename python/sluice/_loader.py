@@ -94,9 +94,7 @@ class Loader:
             the CPU-side decoders by what the batches before it measured (not reproducible bit
             for bit: which decoder a sample gets depends on timing); ``"hardware"``, ``"hybrid"``
             or ``"cpu"`` pin one (files a route cannot take fall back: hardware, then hybrid,
-            then cpu). With several ranks
-            (``world_size > 1``) ``"auto"`` means ``"hardware"``: on two GPUs under DDP, "auto"
-            was seen to hang (nvJPEG freeing memory while an NCCL kernel held the device).
+            then cpu).
         gpu_memory_budget: GPU path only: bytes of GPU memory (and of pinned host memory) the
             loader may hold, nvJPEG's buffers included (default 1 GiB). Batches are prepared
             ahead only while they fit; ``stats()["gpu_memory_peak"]`` reports the peak.
@@ -182,8 +180,8 @@ class Loader:
 
     @property
     def options(self) -> Any:
-        """The ``LoaderOptions`` this loader runs with, the automatic values (threads, prefetch,
-        the decode route under DDP) resolved."""
+        """The ``LoaderOptions`` this loader runs with, the automatic values (threads, prefetch)
+        resolved."""
         return self._core.options
 
     @property

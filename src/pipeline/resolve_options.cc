@@ -49,12 +49,6 @@ Status CheckOptions(const LoaderOptions& o, const Plan& plan) {
 
 LoaderOptions ResolveOptions(LoaderOptions o) {
   const bool gpu = o.device.type == DeviceType::kCUDA;
-  // Under DDP (several ranks), "auto" pins the engines. Measured on two H200s (21,453 and 8,192
-  // VOC-like files, batch 32 per GPU): "auto" hung both ranks for good in two of three runs,
-  // with an engine thread inside nvJPEG's cuMemFree, which waits for the whole device, while an
-  // NCCL kernel held it (the third ran at half the speed of one GPU); "hardware", "hybrid" and
-  // "cpu" ran through. Until that is understood, a job of several ranks does not take the risk.
-  if (gpu && o.decode_route == DecodeRoute::kAuto && o.world_size > 1) o.decode_route = DecodeRoute::kHardware;
   const int cpus = ThreadPool::CpuShare();  // this rank's share under torchrun
   const bool engines_fed = gpu && o.decode_route == DecodeRoute::kAuto && cpus > kFeederCores;
   if (!o.num_threads) o.num_threads = engines_fed ? std::max(cpus / 2, cpus - kFeederCores) : cpus;

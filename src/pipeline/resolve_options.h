@@ -1,6 +1,6 @@
 // The loader's options, checked and resolved once, at Loader::Create: every value is checked
 // here (errors name the option), and every policy that picks a value (the automatic thread
-// counts and prefetch depth, "auto" decoding under DDP) is decided here, not in the executors.
+// counts and prefetch depth) is decided here, not in the executors.
 //
 // Thread-safety: pure functions.
 #ifndef SLUICE_PIPELINE_RESOLVE_OPTIONS_H_
