@@ -9,7 +9,7 @@ bench/gpu_bench.py.
 
 Config keys: route (auto|hardware|hybrid|cpu), threads, io, prefetch, budget_mib, batch,
 pipeline (rrc: RandomResizedCrop 224 + flip + normalize; resize: Resize 224 + CenterCrop 224,
-a decode of the whole image), env.NAME=VALUE (environment of that run), beside=N (a CPU-only
+a decode of the whole image; seed: bench/augment_bench.py's seed list, float32), env.NAME=VALUE (environment of that run), beside=N (a CPU-only
 sluice loader of N threads runs in another process meanwhile, on the same files: does CPU work
 that is not the GPU loader's own slow the engines?).
 
@@ -50,11 +50,15 @@ def child(data: str, config: dict, seconds: float) -> None:
     import sluice
     import sluice.transforms as T
 
-    if config.get("pipeline", "rrc") == "resize":
-        tf = [T.Resize(224), T.CenterCrop(224)]
+    pipeline, dtype = config.get("pipeline", "rrc"), "float16"
+    if pipeline == "seed":  # bench/augment_bench.py's seed list, float32 as there
+        sys.path.insert(0, HERE)
+        from augment_bench import seed_list
+        tf, dtype = seed_list(T, 224, T.Cutout(1, 16)), "float32"
+    elif pipeline == "resize":
+        tf = [T.Resize(224), T.CenterCrop(224), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
     else:
-        tf = [T.RandomResizedCrop(224), T.RandomHorizontalFlip()]
-    tf.append(T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD))
+        tf = [T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
     kw = {"decode_route": config.get("route", "auto")}
     for key, arg in (("threads", "num_threads"), ("io", "io_threads"), ("prefetch", "prefetch")):
         if key in config:
@@ -62,7 +66,7 @@ def child(data: str, config: dict, seconds: float) -> None:
     if "budget_mib" in config:
         kw["gpu_memory_budget"] = int(config["budget_mib"]) << 20
     loader = sluice.Loader(data, tf, batch_size=int(config.get("batch", 256)), device="cuda",
-                           dtype="float16", shuffle=True, seed=0, **kw)
+                           dtype=dtype, shuffle=True, seed=0, **kw)
     sink = torch.zeros((), device="cuda")
 
     def batches():
