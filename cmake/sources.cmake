@@ -11,6 +11,7 @@ set(SLUICE_SOURCES
   src/io/sampler.cc
   src/io/epoch_schedule.cc
   src/io/reader.cc
+  src/io/tar_reader.cc
   src/codec/image_info.cc
   src/codec/exif.cc
   src/codec/jpeg_cpu.cc

@@ -22,6 +22,7 @@ void RegisterLoaderOptions(nb::module_& m);
 void RegisterLoader(nb::module_& m);
 void RegisterCodec(nb::module_& m);
 void RegisterSample(nb::module_& m);
+void RegisterShards(nb::module_& m);
 
 // Raises the Python exception for `status` (REQUIRES: !status.ok()). Never returns.
 [[noreturn]] void ThrowStatus(const Status& status);

@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
   RegisterLoader(m);
   RegisterCodec(m);
   RegisterSample(m);
+  RegisterShards(m);
 }
