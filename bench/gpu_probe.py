@@ -9,9 +9,10 @@ bench/gpu_bench.py.
 
 Config keys: route (auto|hardware|hybrid|cpu), threads, io, prefetch, budget_mib, batch,
 pipeline (rrc: RandomResizedCrop 224 + flip + normalize; resize: Resize 224 + CenterCrop 224,
-a decode of the whole image; seed: bench/augment_bench.py's seed list, float32), env.NAME=VALUE (environment of that run), beside=N (a CPU-only
-sluice loader of N threads runs in another process meanwhile, on the same files: does CPU work
-that is not the GPU loader's own slow the engines?).
+a decode of the whole image; seed: bench/augment_bench.py's seed list, float32),
+env.NAME=VALUE (environment of that run), beside=N (a CPU-only sluice loader of N threads runs
+in another process meanwhile, on the same files: does CPU work that is not the GPU loader's own
+slow the engines?).
 
 A configuration that does not finish within --timeout seconds is killed; with SLUICE_PROBE_GDB
 set to a gdb command line (scripts/device_run.sh probe sets it), every thread's stack is
@@ -58,7 +59,8 @@ def child(data: str, config: dict, seconds: float) -> None:
     elif pipeline == "resize":
         tf = [T.Resize(224), T.CenterCrop(224), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
     else:
-        tf = [T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
+        tf = [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
+              T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
     kw = {"decode_route": config.get("route", "auto")}
     for key, arg in (("threads", "num_threads"), ("io", "io_threads"), ("prefetch", "prefetch")):
         if key in config:

@@ -18,9 +18,9 @@ here that a DataLoader + DistributedSampler would not:
 
 --record DIR writes, per rank, one JSON line per step: epoch, step, and the dataset indices of
 the batch (loader.last_indices), which tests use to check "exactly once" across ranks.
-With more ranks than GPUs, ranks share GPUs (local rank modulo the GPU count): gloo only, NCCL
-refuses two ranks on one GPU.
 --stop-after STEPS saves the checkpoint after that many steps and exits, like a preempted job.
+With more ranks than GPUs, ranks share GPUs (local rank modulo the GPU count): with
+--backend gloo only, as NCCL refuses two ranks on one GPU.
 """
 from __future__ import annotations
 
