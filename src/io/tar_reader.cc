@@ -16,6 +16,7 @@ namespace sluice {
 namespace {
 constexpr int64_t kBlock = 512;
 constexpr int64_t kMaxExtendedHeader = 1 << 20;  // pax records or a GNU long name
+constexpr int64_t kMaxMember = int64_t{1} << 50;  // larger sizes are damage (and would overflow)
 
 int64_t Padded(int64_t n) { return (n + kBlock - 1) / kBlock * kBlock; }
 
@@ -189,6 +190,7 @@ Result<std::optional<TarMember>> TarReader::Next() {
     if (!size) return CorruptData(what_, ": corrupt header at byte ", at, " (size is not a number)");
     if (pax_size_) size = *pax_size_;
     pax_size_.reset();
+    if (*size > kMaxMember) return CorruptData(what_, ": corrupt header at byte ", at, " (size ", *size, ")");
     std::string name;
     if (long_name_) {
       name = std::move(*long_name_);

@@ -188,6 +188,12 @@ TEST(TarReaderTest, DamageIsAnErrorNamingTheArchiveAndTheByte) {
   flipped[1536 + 3] ^= 0x20;
   EXPECT_NE(message(flipped).find("t.tar: corrupt header at byte 1536 (checksum mismatch)"), std::string::npos)
       << message(flipped);
+  // A pax size no archive holds.
+  std::vector<uint8_t> huge;
+  Member(&huge, "PaxHeader", "28 size=9223372036854775000\n", 'x');
+  Append(&huge, Header("a.jpg", 0));
+  EXPECT_NE(message(huge).find("t.tar: corrupt header at byte 1024 (size 9223372036854775000)"), std::string::npos)
+      << message(huge);
   // Not a tar at all, and nothing.
   std::vector<uint8_t> jpeg(2048, 0xff);
   EXPECT_NE(message(jpeg).find("t.tar: not a tar archive (no valid header at byte 0)"), std::string::npos);
