@@ -16,7 +16,7 @@ class MemoryInput : public ByteInput {
   explicit MemoryInput(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
   Result<size_t> Read(std::span<uint8_t> out) override {
     const size_t n = std::min(out.size(), bytes_.size() - pos_);
-    std::memcpy(out.data(), bytes_.data() + pos_, n);
+    if (n > 0) std::memcpy(out.data(), bytes_.data() + pos_, n);  // an empty vector has no data()
     pos_ += n;
     return n;
   }
