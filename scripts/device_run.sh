@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build with 16 cores (sm_90, from the Debian packages carried in
 # .deb/: that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network),
-# run the C++ and Python tests (the GPU ones included), make the two REFERENCE.md datasets, run
+# run the C++ and Python tests (the GPU ones included), make the benchmark datasets (a) and (b), run
 # the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
 #   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|multigpu|all]
 #   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)

@@ -1,9 +1,6 @@
 // Tar shards: the members sluice's tar reader finds (io/tar_reader.h), for tests against Python's
 // tarfile and the webdataset library.
-#include <nanobind/stl/tuple.h>
-
 #include <optional>
-#include <tuple>
 
 #include "bindings.h"
 #include "io/tar_reader.h"

@@ -39,17 +39,27 @@ Status CheckPath(const std::string& path, const char* what) {
   return InvalidArgument(what, " '", shown, "' contains a NUL byte");
 }
 
-Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory, int64_t max_bytes) {
+Result<int> OpenRegularFile(const std::string& path, int64_t* size) {
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer (it has no effect on files).
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};
   if (f.fd < 0) return ErrnoStatus(path, "open", errno);
   struct stat st;
   if (::fstat(f.fd, &st) != 0) return ErrnoStatus(path, "stat", errno);
   if (!S_ISREG(st.st_mode)) return Unsupported(path, ": ", FileKind(st.st_mode), ", not a regular file");
-  if (st.st_size > max_bytes)
-    return Unsupported(path, ": ", st.st_size, " bytes, over the file size limit of ", max_bytes,
+  *size = st.st_size;
+  const int fd = f.fd;
+  f.fd = -1;
+  return fd;
+}
+
+Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory, int64_t max_bytes) {
+  int64_t file_size = 0;
+  SLUICE_ASSIGN_OR_RETURN(const int fd, OpenRegularFile(path, &file_size));
+  Fd f{fd};
+  if (file_size > max_bytes)
+    return Unsupported(path, ": ", file_size, " bytes, over the file size limit of ", max_bytes,
                        " bytes (max_file_bytes)");
-  const size_t size = static_cast<size_t>(st.st_size);
+  const size_t size = static_cast<size_t>(file_size);
   SampleBytes out;
   out.owner = memory(size + 1);
   if (!out.owner) return ResourceExhausted(path, ": cannot allocate ", size, " bytes");

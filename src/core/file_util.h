@@ -19,6 +19,11 @@ namespace sluice {
 // `max_bytes` (refused before reading). An empty file is returned as size 0; the decoder reports it.
 Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory, int64_t max_bytes);
 
+// Opens `path` for reading and checks that it is a regular file: opened without blocking, so a
+// FIFO is refused at once, not waited on. Errors as ReadFile's (but no size limit). Returns the
+// descriptor, which the caller closes, and sets *size to the file's size.
+Result<int> OpenRegularFile(const std::string& path, int64_t* size);
+
 // InvalidArgument naming `what` when `path` holds a NUL byte (the system would cut it there).
 Status CheckPath(const std::string& path, const char* what);
 

@@ -1,7 +1,5 @@
 #include "io/tar_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +8,8 @@
 #include <cstring>
 #include <string_view>
 #include <vector>
+
+#include "core/file_util.h"
 
 namespace sluice {
 
@@ -70,16 +70,7 @@ FileInput::~FileInput() {
 
 Status FileInput::Open(const std::string& path) {
   path_ = path;
-  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd_ < 0) {
-    const int e = errno;
-    if (e == ENOENT) return NotFound(path, ": no such file");
-    return IOError(path, ": ", std::strerror(e));
-  }
-  struct stat st;
-  if (fstat(fd_, &st) != 0) return IOError(path, ": ", std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return Unsupported(path, ": not a regular file");
-  size_ = st.st_size;
+  SLUICE_ASSIGN_OR_RETURN(fd_, OpenRegularFile(path, &size_));
   return Status::OK();
 }
 
