@@ -67,6 +67,10 @@ def child(data: str, config: dict, seconds: float) -> None:
             kw[arg] = int(config[key])
     if "budget_mib" in config:
         kw["gpu_memory_budget"] = int(config["budget_mib"]) << 20
+    sys.path.insert(0, HERE)
+    from gpu_bench import GpuMemoryPoller
+    poller = GpuMemoryPoller()  # the process's GPU memory as the driver reports it
+    poller.start()
     loader = sluice.Loader(data, tf, batch_size=int(config.get("batch", 256)), device="cuda",
                            dtype=dtype, shuffle=True, seed=0, **kw)
     sink = torch.zeros((), device="cuda")
@@ -93,8 +97,10 @@ def child(data: str, config: dict, seconds: float) -> None:
     dt = time.perf_counter() - t0
     cores = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / dt
     st = loader.stats()
+    poller.stop()
     print(json.dumps({"images_per_s": n / dt, "cores": cores, "routes": st.get("route_samples"),
                       "gpu_peak_mib": st.get("gpu_memory_peak", 0) / 2**20,
+                      "process_mib": (poller.peak or 0) / 2**20,
                       "threads": st.get("num_threads"), "io": st.get("io_threads")}), flush=True)
     del it
     del loader  # prints the trace to stderr
@@ -194,12 +200,13 @@ def main() -> int:
         rows.append((config, result))
         print(f"{config}: {result['images_per_s']:,.0f} img/s, {result['cores']:.1f} cores, "
               f"routes {result['routes']}, pool peak {result['gpu_peak_mib']:.0f} MiB, "
+              f"process {result['process_mib']:.0f} MiB, "
               f"threads {result['threads']}+{result['io']} io", flush=True)
         for line in trace:
             print("   ", line, flush=True)
-    print("\n| config | img/s | cores |\n|---|---:|---:|")
+    print("\n| config | img/s | cores | process MiB |\n|---|---:|---:|---:|")
     for config, r in rows:
-        print(f"| {config} | {r['images_per_s']:,.0f} | {r['cores']:.1f} |")
+        print(f"| {config} | {r['images_per_s']:,.0f} | {r['cores']:.1f} | {r['process_mib']:,.0f} |")
     return 0
 
 

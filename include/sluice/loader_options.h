@@ -43,11 +43,10 @@ struct LoaderOptions {
   int64_t max_file_bytes = int64_t{1} << 30;  // larger files are refused before reading (a
                                               // bad sample, as a corrupt one), >= 1
   // GPU path only:
-  DecodeRoute decode_route = DecodeRoute::kAuto;  // with world_size > 1, auto resolves to
-                                                  // hardware (see docs/design.md)
-  int64_t gpu_memory_budget = int64_t{1} << 30;  // bytes of device memory (batches in flight,
-                                                 // decoded regions, nvJPEG's buffers) and of
-                                                 // pinned host memory for uploads
+  DecodeRoute decode_route = DecodeRoute::kAuto;
+  int64_t gpu_memory_budget = int64_t{3} << 29;  // 1.5 GiB: bytes of device memory (batches in
+                                                 // flight, decoded regions, nvJPEG's buffers)
+                                                 // and of pinned host memory for uploads
 };
 
 }  // namespace sluice

@@ -83,9 +83,8 @@ class Loader:
         num_threads: compute threads (default: every CPU this process may use, divided among
             the processes torchrun starts on this machine, ``LOCAL_WORLD_SIZE``).
         io_threads: file-reading threads (default 2; 4 on the GPU, where they also parse headers).
-        prefetch: batches prepared ahead of the consumer (default 2 on the CPU, 3 on the GPU,
-            whose batches pass through more stages). The automatic values are decided in C++;
-            ``loader.options`` shows the ones in use.
+        prefetch: batches prepared ahead of the consumer (default 2). The automatic values are
+            decided in C++; ``loader.options`` shows the ones in use.
         dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much.
         max_file_bytes: files larger than this (default 1 GiB) are bad samples, refused before
             they are read (``on_error`` applies).
@@ -96,7 +95,7 @@ class Loader:
             or ``"cpu"`` pin one (files a route cannot take fall back: hardware, then hybrid,
             then cpu).
         gpu_memory_budget: GPU path only: bytes of GPU memory (and of pinned host memory) the
-            loader may hold, nvJPEG's buffers included (default 1 GiB). Batches are prepared
+            loader may hold, nvJPEG's buffers included (default 1.5 GiB). Batches are prepared
             ahead only while they fit; ``stats()["gpu_memory_peak"]`` reports the peak.
 
     Iterating starts an epoch: the one given to :meth:`set_epoch`, else the one after the last

@@ -53,7 +53,7 @@ LoaderOptions ResolveOptions(LoaderOptions o) {
   const bool engines_fed = gpu && o.decode_route == DecodeRoute::kAuto && cpus > kFeederCores;
   if (!o.num_threads) o.num_threads = engines_fed ? std::max(cpus / 2, cpus - kFeederCores) : cpus;
   if (!o.io_threads) o.io_threads = gpu ? 4 : 2;
-  if (!o.prefetch) o.prefetch = gpu ? 3 : 2;
+  if (!o.prefetch) o.prefetch = 2;  // a third batch ahead only costs memory (docs/benchmarks.md)
   return o;
 }
 

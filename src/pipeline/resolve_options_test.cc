@@ -19,7 +19,7 @@ TEST(ResolveOptionsTest, AutomaticValuesFollowTheDevice) {
   EXPECT_EQ(cpu.io_threads, 2);
   EXPECT_EQ(cpu.num_threads, ThreadPool::CpuShare());
   const LoaderOptions gpu = ResolveOptions(Gpu());
-  EXPECT_EQ(gpu.prefetch, 3);
+  EXPECT_EQ(gpu.prefetch, 2);
   EXPECT_EQ(gpu.io_threads, 4);
   // With the engines fed (auto), more than 8 cores leave up to 8 (at most half) to feeding them.
   const int cpus = ThreadPool::CpuShare();
