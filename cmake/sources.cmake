@@ -1,6 +1,7 @@
 # Library sources and C++ tests, listed explicitly.
 set(SLUICE_SOURCES
   src/core/status.cc
+  src/core/json_field.cc
   src/core/types.cc
   src/core/tensor.cc
   src/core/thread_pool.cc
@@ -12,6 +13,11 @@ set(SLUICE_SOURCES
   src/io/epoch_schedule.cc
   src/io/reader.cc
   src/io/tar_reader.cc
+  src/io/webdataset_layout.cc
+  src/io/webdataset_index.cc
+  src/io/shard_files.cc
+  src/io/shard_urls.cc
+  src/io/tar_source.cc
   src/codec/image_info.cc
   src/codec/exif.cc
   src/codec/jpeg_cpu.cc

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what sluice needs on a fresh Debian/Ubuntu machine, skipping what is already there.
 #   system: a C++20 compiler, CMake, Ninja, pkg-config, libjpeg-turbo, libspng, libwebp, GoogleTest
-#   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, torch (CPU pin),
+#   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, webdataset (the
+#           tests read and write its shards), torch (CPU pin),
 #           and nvidia-nvjpeg (the nvJPEG header) where a CUDA compiler is installed
 #   `install_deps.sh fuzz` also installs Clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
@@ -28,7 +29,7 @@ command -v cmake >/dev/null 2>&1 || "$PYTHON" -m pip install -q cmake
 
 py_missing=()
 for mod in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest \
-           pytest_timeout:pytest-timeout PIL:pillow; do
+           pytest_timeout:pytest-timeout PIL:pillow webdataset:webdataset; do
   "$PYTHON" -c "import ${mod%%:*}" >/dev/null 2>&1 || py_missing+=("${mod##*:}")
 done
 # torch: pinned to 2.13.0, which this workplace serves as a CPU wheel (a bare `torch` from PyPI

@@ -1,7 +1,7 @@
 """Writes the seed corpus of the fuzz targets (cmake/fuzz.cmake): small valid files of every
-kind each parser reads, made with Pillow, one folder per target.
+kind each parser reads, made with Pillow and tarfile, one folder per target.
 
-    python scripts/make_fuzz_corpus.py OUT     # OUT/jpeg_cpu, OUT/png, OUT/webp, OUT/exif, OUT/decoder
+    python scripts/make_fuzz_corpus.py OUT     # OUT/jpeg_cpu, OUT/png, ..., OUT/webdataset, OUT/json_field
 
 The JPEG target reads the region and scale from an input's last 9 bytes, so its seeds carry a
 9-byte trailer. Seeds are deterministic (a fixed random seed).
@@ -12,6 +12,7 @@ import io
 import random
 import struct
 import sys
+import tarfile
 import zlib
 from pathlib import Path
 
@@ -112,6 +113,30 @@ def webp_seeds(rng: random.Random) -> list[bytes]:
     return seeds
 
 
+def tar_seeds(jpegs: list[bytes]) -> list[bytes]:
+    """WebDataset shards in each tar format Python writes: images with .cls and .json labels, a
+    long name (GNU 'L' / pax path), a sample without a label."""
+    seeds = []
+    for fmt in (tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, tarfile.PAX_FORMAT):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=fmt) as tar:
+            members = [("a/0.jpg", jpegs[0]), ("a/0.cls", b"3"), ("a/1.jpg", jpegs[1]),
+                       ("a/1.json", b'{"label": 7, "x": [1, {"y": "z"}]}'), ("a/2.png", b"not a png"),
+                       ("d" * 120 + "/k.jpg", jpegs[0][:64]), ("d" * 120 + "/k.cls", b"1")]
+            if fmt == tarfile.USTAR_FORMAT:
+                members = members[:5]
+            for name, data in members:
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        seeds.append(buf.getvalue())
+    return seeds
+
+
+JSON_SEEDS = [b'{"label": 3}', b'{"a": "\\u00e9\\"", "label": -12, "b": [1.5e3, true, null]}',
+              b'{"label": 1.5}', b'[1, 2]', b'{"x": {"label": 1}, "label": 9223372036854775807}']
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -128,6 +153,8 @@ def main(argv: list[str]) -> int:
         "webp": webps,
         "exif": exifs,
         "decoder": jpegs + pngs + webps + others,
+        "webdataset": tar_seeds(jpegs),
+        "json_field": JSON_SEEDS,
     }
     for target, seeds in corpus.items():
         d = out / target

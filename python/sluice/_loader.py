@@ -54,7 +54,8 @@ class Loader:
 
     Args:
         source: an ImageFolder root (one sub-folder per class, labelled as torchvision's
-            ``ImageFolder`` labels them), or a sequence of ``(path, label)`` pairs.
+            ``ImageFolder`` labels them), a sequence of ``(path, label)`` pairs, or a
+            :class:`~sluice.WebDataset` (tar shards).
         transform: sluice transforms (a list or ``sluice.transforms.Compose``). When they end in
             a fixed size (a crop, ``RandomResizedCrop`` or ``Resize((h, w))``), images come as
             one ``N x 3 x H x W`` tensor; otherwise (e.g. ``Resize(256)`` alone) as a list of

@@ -40,14 +40,17 @@ def shard(rank: Any, world_size: Any) -> tuple[Any, Any]:
 
 
 def source_arg(source: Any) -> Any:
-    """An ImageFolder root (str or path) as a str, or a sequence of (path, label) pairs as a list
-    of (str, int)."""
+    """An ImageFolder root (str or path) as a str, a sequence of (path, label) pairs as a list
+    of (str, int), or a source made in C++ (sluice.WebDataset) as that."""
+    if isinstance(getattr(source, "_source", None), _core.Source):
+        return source._source
     if isinstance(source, os.PathLike):
         return os.fspath(source)
     if isinstance(source, str):
         return source
     if not isinstance(source, Sequence) or isinstance(source, (bytes, bytearray)):
-        raise TypeError("source must be a directory path or a sequence of (path, label) pairs, "
+        raise TypeError("source must be a directory path, a sequence of (path, label) pairs or a "
+                        "sluice.WebDataset, "
                         f"got {type(source).__name__}")
     pairs = []
     for i, item in enumerate(source):

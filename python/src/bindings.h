@@ -8,6 +8,9 @@
 
 #include <string>
 
+#include <memory>
+
+#include "sluice/source.h"
 #include "sluice/status.h"
 #include "sluice/tensor.h"
 
@@ -61,6 +64,11 @@ inline void Check(const Status& s) {
 
 // transforms::Transform (a std::variant) is bound as a class, sluice._core.transforms.Spec: no file
 // of this module includes nanobind/stl/variant.h, whose caster would take its place.
+
+// A source made in C++ (a WebDataset's shards), handed to Loader.create as it is.
+struct PySource {
+  std::shared_ptr<const Source> source;
+};
 
 // A Tensor exposed to Python through the DLPack protocol (__dlpack__, __dlpack_device__).
 struct PyTensor {

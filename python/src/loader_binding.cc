@@ -18,8 +18,10 @@ namespace sluice::python {
 
 namespace {
 
-// An ImageFolder root (a path), or (path, label) pairs (Python checked that they are pairs).
+// A source made in C++ (PySource), an ImageFolder root (a path), or (path, label) pairs (Python
+// checked that they are pairs).
 std::shared_ptr<const Source> MakeSource(const nb::handle& source) {
+  if (nb::isinstance<PySource>(source)) return nb::cast<const PySource&>(source).source;
   if (nb::isinstance<nb::str>(source) || nb::isinstance<nb::bytes>(source))
     return Unwrap(Source::ImageFolder(PathFromPy(source, "source")));
   std::vector<Sample> samples;

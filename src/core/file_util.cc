@@ -52,6 +52,13 @@ Result<int> OpenRegularFile(const std::string& path, int64_t* size) {
   return fd;
 }
 
+Result<FileStamp> StampOf(int fd, const std::string& path) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return ErrnoStatus(path, "stat", errno);
+  return FileStamp{static_cast<int64_t>(st.st_size),
+                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
 Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memory, int64_t max_bytes) {
   int64_t file_size = 0;
   SLUICE_ASSIGN_OR_RETURN(const int fd, OpenRegularFile(path, &file_size));

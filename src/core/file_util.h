@@ -24,6 +24,15 @@ Result<SampleBytes> ReadFile(const std::string& path, const ByteAllocator& memor
 // descriptor, which the caller closes, and sets *size to the file's size.
 Result<int> OpenRegularFile(const std::string& path, int64_t* size);
 
+// A file's size and modification time: whether it changed since it was last looked at.
+struct FileStamp {
+  int64_t size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+// The stamp of an open descriptor (IOError naming `path` if fstat fails).
+Result<FileStamp> StampOf(int fd, const std::string& path);
+
 // InvalidArgument naming `what` when `path` holds a NUL byte (the system would cut it there).
 Status CheckPath(const std::string& path, const char* what);
 

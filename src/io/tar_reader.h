@@ -24,6 +24,7 @@
 #include <span>
 #include <string>
 
+#include "core/file_util.h"
 #include "sluice/status.h"
 
 namespace sluice {
@@ -49,6 +50,7 @@ class FileInput : public ByteInput {
   Result<size_t> Read(std::span<uint8_t> out) override;
   Result<int64_t> Skip(int64_t n) override;
   int64_t size() const { return size_; }
+  Result<FileStamp> Stamp() const { return StampOf(fd_, path_); }
 
  private:
   std::string path_;
