@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -181,6 +182,55 @@ def cmd_make_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bytes(text: str) -> int:
+    """"256MB", "1GiB", "500k", "1000" -> bytes."""
+    units = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    t = text.strip().lower().removesuffix("b").removesuffix("i")
+    unit = t[-1] if t and t[-1] in units else ""
+    try:
+        value = float(t[:-1] if unit else t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size such as 256MB, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a size > 0, got {text!r}")
+    return int(value * units[unit])
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    from . import pack as packing
+
+    src = args.src if os.path.isdir(args.src) else packing.read_list(args.src)
+    s = packing.pack(src, args.dst, shard_bytes=args.shard_size, max_side=args.max_side, quality=args.quality,
+                     shuffle=not args.no_shuffle, seed=args.seed, on_error=args.on_error, workers=args.workers,
+                     progress=not args.quiet)
+    print(f"packed {s['samples']:,} images into {s['shards']} shards ({s['bytes'] / 2**20:,.1f} MiB) in "
+          f"{args.dst} in {s['seconds']:.2f} s: {s['images_per_s']:,.0f} images/s; manifest {s['manifest']}")
+    for path, reason in s["skipped"][:10]:
+        print(f"skipped {reason}")
+    if len(s["skipped"]) > 10:
+        print(f"... and {len(s['skipped']) - 10} more skipped")
+    return 0
+
+
+def _add_pack_parser(sub) -> None:
+    k = sub.add_parser("pack", help="pack an image folder or a list into WebDataset tar shards",
+                       description="Pack SRC (an ImageFolder root, or a list file of 'PATH LABEL' lines) "
+                                   "into WebDataset shards in DST ({key}.jpg + {key}.cls), shuffled, with "
+                                   "a manifest.json; read them with sluice.WebDataset('DST/shard-*.tar') "
+                                   "or the webdataset library.")
+    k.add_argument("src")
+    k.add_argument("dst")
+    k.add_argument("--shard-size", type=_bytes, default=256 << 20, help="target shard size (default 256MB)")
+    k.add_argument("--max-side", type=int, help="re-encode: shrink images to this longer side")
+    k.add_argument("--quality", type=int, help="re-encode: JPEG quality (default 90 when re-encoding)")
+    k.add_argument("--no-shuffle", action="store_true", help="keep the source order (class-sorted for a folder)")
+    k.add_argument("--seed", type=int, default=0, help="shuffle seed (default 0)")
+    k.add_argument("--on-error", default="raise", choices=["raise", "skip"])
+    k.add_argument("--workers", type=int, default=None, help="threads (default: all CPUs)")
+    k.add_argument("--quiet", action="store_true", help="no progress bar")
+    k.set_defaults(func=cmd_pack)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="sluice", description="sluice: fast image loading for PyTorch")
     sub = p.add_subparsers(dest="command", required=True)
@@ -251,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--workers", type=int, default=None)
     m.add_argument("--quiet", action="store_true")
     m.set_defaults(func=cmd_make_dataset)
+
+    _add_pack_parser(sub)
     return p
 
 
