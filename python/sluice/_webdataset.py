@@ -30,6 +30,10 @@ class WebDataset:
             (``.cls``, ``.txt``), or a JSON object (an extension ending in ``json``) whose field
             ``label_field`` is an integer. ``None``: no labels (every label is -1).
         label_field: the JSON field that holds the label.
+        index_cache: a folder where each shard's index is kept between runs, so that a shard is
+            walked once, not at every start (an entry is keyed by the shard's path, size and
+            modification time, and the keys asked for: a rewritten shard is walked again).
+            ``"default"``: ``$SLUICE_CACHE/index`` (``~/.cache/sluice/index``); ``None``: none.
 
     A sample without its image or label, with a label that is not an integer, a member twice,
     or a key that an earlier sample of the shard had, and the damaged tail of a truncated or
@@ -43,7 +47,7 @@ class WebDataset:
     """
 
     def __init__(self, urls: Any, image_key: str = "jpg;jpeg;png;webp", label_key: str | None = "cls",
-                 label_field: str | None = None):
+                 label_field: str | None = None, index_cache: Any = "default"):
         if isinstance(urls, (str, bytes, os.PathLike)):
             urls = [urls]
         elif not isinstance(urls, Sequence):
@@ -51,7 +55,14 @@ class WebDataset:
         for name, value in (("image_key", image_key), ("label_key", label_key), ("label_field", label_field)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-        self._source, shards, self._bad = _core._webdataset(list(urls), image_key, label_key or "", label_field or "")
+        if isinstance(index_cache, str) and index_cache == "default":
+            from .datasets import cache_dir
+
+            index_cache = os.path.join(cache_dir(), "index")
+        elif index_cache is not None and not isinstance(index_cache, (str, bytes, os.PathLike)):
+            raise TypeError(f"index_cache must be a folder, \"default\" or None, got {type(index_cache).__name__}")
+        self._source, shards, self._bad, self._cached = _core._webdataset(
+            list(urls), image_key, label_key or "", label_field or "", index_cache)
         self._shards = list(shards)
 
     def __len__(self) -> int:
@@ -70,6 +81,11 @@ class WebDataset:
     def bad_count(self) -> int:
         """Entries that will fail when read (unusable samples, damaged shard tails)."""
         return self._bad
+
+    @property
+    def cached_shards(self) -> int:
+        """Shards whose index came from ``index_cache`` rather than a walk."""
+        return self._cached
 
     @property
     def samples(self) -> list[tuple[str, int]]:

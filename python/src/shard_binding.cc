@@ -16,7 +16,8 @@ namespace {
 
 // urls: brace patterns and globs expanded in C++; keys: "jpg;jpeg" lists; label_key "" for none.
 std::shared_ptr<const TarSource> MakeWebDataset(const std::vector<std::string>& urls, const std::string& image_key,
-                        const std::string& label_key, const std::string& label_field) {
+                        const std::string& label_key, const std::string& label_field,
+                        const std::string& index_cache) {
   WebDatasetSpec spec;
   spec.image_exts = Unwrap(ParseExtList(image_key, "image_key"));
   spec.label_exts = label_key.empty() ? std::vector<std::string>{} : Unwrap(ParseExtList(label_key, "label_key"));
@@ -24,7 +25,7 @@ std::shared_ptr<const TarSource> MakeWebDataset(const std::vector<std::string>& 
   Result<std::shared_ptr<const TarSource>> r = [&]() -> Result<std::shared_ptr<const TarSource>> {
     nb::gil_scoped_release release;  // walks every shard
     SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> shards, ExpandShardUrls(urls));
-    return TarSource::Create(shards, std::move(spec));
+    return TarSource::Create(shards, std::move(spec), index_cache);
   }();
   return Unwrap(std::move(r));
 }
@@ -38,18 +39,20 @@ void RegisterShards(nb::module_& m) {
       .def("label", [](const PySource& s, int64_t i) { return s.source->label(i); }, nb::arg("index"));
   m.def(
       "_webdataset",
-      [](nb::handle urls, const std::string& image_key, const std::string& label_key, const std::string& label_field) {
+      [](nb::handle urls, const std::string& image_key, const std::string& label_key, const std::string& label_field,
+         nb::handle index_cache) {
         std::vector<std::string> paths;
         for (nb::handle u : nb::iter(urls)) paths.push_back(PathFromPy(u, "urls[" + std::to_string(paths.size()) + "]"));
-        std::shared_ptr<const TarSource> tar = MakeWebDataset(paths, image_key, label_key, label_field);
+        const std::string cache = index_cache.is_none() ? std::string() : PathFromPy(index_cache, "index_cache");
+        std::shared_ptr<const TarSource> tar = MakeWebDataset(paths, image_key, label_key, label_field, cache);
         nb::list shards;
         for (const std::string& p : tar->shards()) shards.append(PathToPy(p));
-        const int64_t bad = tar->bad_count();
-        return nb::make_tuple(PySource{std::move(tar)}, shards, bad);
+        const int64_t bad = tar->bad_count(), cached = tar->cached_shards();
+        return nb::make_tuple(PySource{std::move(tar)}, shards, bad, cached);
       },
-      nb::arg("urls"), nb::arg("image_key"), nb::arg("label_key"), nb::arg("label_field"),
-      "(Source, shard paths, entries that fail when read) of WebDataset shards (local; urls "
-      "expanded: braces, globs).");
+      nb::arg("urls"), nb::arg("image_key"), nb::arg("label_key"), nb::arg("label_field"), nb::arg("index_cache").none(),
+      "(Source, shard paths, entries that fail when read, shards indexed from the cache) of "
+      "WebDataset shards (local; urls expanded: braces, globs; index_cache a folder or None).");
   m.def(
       "_tar_members",
       [](nb::handle path_obj) {

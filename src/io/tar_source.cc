@@ -5,6 +5,7 @@
 #include <thread>
 #include <utility>
 
+#include "io/shard_index_cache.h"
 #include "io/shard_urls.h"
 #include "io/tar_reader.h"
 #include "io/webdataset_index.h"
@@ -17,9 +18,12 @@ struct Walked {
   Status open;  // the shard could not be opened
   FileStamp stamp;
   ShardIndex index;
+  bool cached = false;  // the index came from the cache
 };
 
-Walked Walk(const std::string& path, const WebDatasetSpec& spec) {
+// The shard's index: from the cache folder `cache` when it holds it (and cache is not empty),
+// else walked, and then kept there (a cache that cannot be written only costs the next walk).
+Walked Walk(const std::string& path, const WebDatasetSpec& spec, const std::string& cache) {
   Walked w;
   FileInput in;
   if (w.open = in.Open(path); !w.open.ok()) return w;
@@ -29,17 +33,27 @@ Walked Walk(const std::string& path, const WebDatasetSpec& spec) {
     return w;
   }
   w.stamp = *stamp;
+  if (!cache.empty()) {
+    if (std::optional<ShardIndex> hit = LoadShardIndex(cache, path, w.stamp, spec)) {
+      w.index = std::move(*hit);
+      w.cached = true;
+      return w;
+    }
+  }
   TarReader tar(&in, path);
   w.index = IndexShard(&tar, spec);
+  if (!cache.empty() && w.index.damage.code() != StatusCode::kIOError)
+    (void)SaveShardIndex(cache, path, w.stamp, spec, w.index);  // a miss next time, nothing worse
   return w;
 }
 
 // Every shard walked, on up to 8 threads.
-std::vector<Walked> WalkAll(const std::vector<std::string>& shards, const WebDatasetSpec& spec) {
+std::vector<Walked> WalkAll(const std::vector<std::string>& shards, const WebDatasetSpec& spec,
+                            const std::string& cache) {
   std::vector<Walked> out(shards.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < shards.size();) out[i] = Walk(shards[i], spec);
+    for (size_t i; (i = next.fetch_add(1)) < shards.size();) out[i] = Walk(shards[i], spec, cache);
   };
   const size_t n = std::min<size_t>({shards.size(), 8, std::max(1u, std::thread::hardware_concurrency())});
   std::vector<std::thread> threads;
@@ -57,7 +71,7 @@ std::string_view BaseName(std::string_view path) {
 }  // namespace
 
 Result<std::shared_ptr<const TarSource>> TarSource::Create(const std::vector<std::string>& shards,
-                                                          WebDatasetSpec spec) {
+                                                          WebDatasetSpec spec, const std::string& index_cache) {
   if (shards.empty()) return InvalidArgument("no shards given");
   for (const std::string& s : shards)
     if (IsStreamUrl(s)) return InvalidArgument(s, ": streaming shards (http, https, pipe:) are not read yet");
@@ -65,7 +79,8 @@ Result<std::shared_ptr<const TarSource>> TarSource::Create(const std::vector<std
   for (const std::string& ext : spec.label_exts)
     if (ext.ends_with("json") && spec.label_field.empty())
       return InvalidArgument("label_key '", ext, "' is JSON: label_field must name the field that holds the label");
-  std::vector<Walked> walked = WalkAll(shards, spec);
+  std::vector<Walked> walked = WalkAll(shards, spec, index_cache);
+  int64_t cached = 0;
   std::vector<FileStamp> stamps;
   std::vector<Entry> entries;
   std::string names;
@@ -74,6 +89,7 @@ Result<std::shared_ptr<const TarSource>> TarSource::Create(const std::vector<std
     Walked& w = walked[s];
     SLUICE_RETURN_IF_ERROR(w.open);
     stamps.push_back(w.stamp);
+    cached += w.cached ? 1 : 0;
     for (const ShardSample& sample : w.index.samples) {
       Entry e;
       e.shard = static_cast<int32_t>(s);
@@ -96,8 +112,10 @@ Result<std::shared_ptr<const TarSource>> TarSource::Create(const std::vector<std
     }
   }
   if (entries.empty()) return InvalidArgument("no samples in ", shards.size(), " shard(s), the first ", shards[0]);
-  return std::shared_ptr<const TarSource>(std::make_shared<TarSource>(
-      shards, std::move(stamps), std::move(entries), std::move(names), std::move(problems)));
+  auto source = std::make_shared<TarSource>(shards, std::move(stamps), std::move(entries), std::move(names),
+                                           std::move(problems));
+  source->cached_shards_ = cached;
+  return std::shared_ptr<const TarSource>(std::move(source));
 }
 
 TarSource::TarSource(std::vector<std::string> shards, std::vector<FileStamp> stamps, std::vector<Entry> entries,

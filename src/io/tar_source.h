@@ -30,10 +30,12 @@ namespace sluice {
 
 class TarSource : public Source {
  public:
-  // Errors: InvalidArgument (no shards, a stream url: not read in this mode), NotFound / IOError
-  // / Unsupported for a shard that cannot be opened, InvalidArgument when no shard holds a sample.
+  // `index_cache`: a folder where shard indexes are kept between runs (shard_index_cache.h);
+  // empty: every shard is walked. Errors: InvalidArgument (no shards, a stream url: not read in
+  // this mode), NotFound / IOError / Unsupported for a shard that cannot be opened,
+  // InvalidArgument when no shard holds a sample.
   static Result<std::shared_ptr<const TarSource>> Create(const std::vector<std::string>& shards,
-                                                        WebDatasetSpec spec);
+                                                        WebDatasetSpec spec, const std::string& index_cache = "");
 
   int64_t size() const override { return static_cast<int64_t>(entries_.size()); }
   int64_t label(int64_t index) const override { return entries_[static_cast<size_t>(index)].label; }
@@ -46,6 +48,8 @@ class TarSource : public Source {
   const std::vector<std::string>& shards() const { return shards_; }
   // Entries that fail when read (their reasons: Read's errors).
   int64_t bad_count() const { return static_cast<int64_t>(problems_.size()); }
+  // Shards whose index came from the index cache, not a walk.
+  int64_t cached_shards() const { return cached_shards_; }
 
   // Descriptors kept open at most.
   static constexpr int kMaxOpenShards = 64;
@@ -65,6 +69,7 @@ class TarSource : public Source {
   std::string names_;                                   // members' names, back to back
   std::unordered_map<int64_t, std::string> problems_;  // entry -> its error message
   ShardFiles files_;
+  int64_t cached_shards_ = 0;
 };
 
 }  // namespace sluice

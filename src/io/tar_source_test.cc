@@ -122,7 +122,9 @@ TEST_F(TarSourceTest, AtMostSoManyShardsStayOpen) {
   std::vector<std::string> paths;
   std::vector<FileStamp> stamps;
   for (int i = 0; i < 5; ++i) {
-    paths.push_back(Write("f" + std::to_string(i), std::vector<uint8_t>(10, static_cast<uint8_t>('a' + i))));
+    std::string name = "f";
+    name += static_cast<char>('0' + i);
+    paths.push_back(Write(name, std::vector<uint8_t>(10, static_cast<uint8_t>('a' + i))));
     int64_t size = 0;
     auto fd = OpenRegularFile(paths.back(), &size);
     ASSERT_TRUE(fd.ok());

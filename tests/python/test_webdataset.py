@@ -265,3 +265,36 @@ def test_gpu_path_reads_shards_as_it_reads_files(written, route):
             assert np.abs(x - fx).mean() < 0.05
         else:
             np.testing.assert_array_equal(x, fx)
+
+
+def test_the_index_is_walked_once_and_rebuilt_when_a_shard_changes(written, tmp_path):
+    cache = tmp_path / "index"
+    shards = [str(tmp_path / f"{i}.tar") for i in range(3)]
+    for s, src in zip(shards, written[1]):
+        open(s, "wb").write(open(src, "rb").read())
+    first = sluice.WebDataset(shards, index_cache=str(cache))
+    assert first.cached_shards == 0 and len(os.listdir(cache)) == 3
+    again = sluice.WebDataset(shards, index_cache=cache)
+    assert again.cached_shards == 3 and again.samples == first.samples
+    kw = dict(batch_size=4, shuffle=True, seed=1, output="numpy")
+    for (x, y), (fx, fy) in zip(sluice.Loader(again, PIPE, **kw), sluice.Loader(first, PIPE, **kw), strict=True):
+        assert np.asarray(y).tolist() == np.asarray(fy).tolist()
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(fx))
+    # A shard rewritten (another content, so another size) is walked again; the others are not.
+    open(shards[1], "wb").write(open(written[1][4], "rb").read())
+    changed = sluice.WebDataset(shards, index_cache=cache)
+    assert changed.cached_shards == 2
+    assert [n for n, _ in changed.samples if n.startswith(shards[1])] == \
+        [n.replace(written[1][4], shards[1]) for n, _ in sluice.WebDataset(written[1][4], index_cache=None).samples]
+    # Other keys asked for: their own entries.
+    assert sluice.WebDataset(shards, label_key="json", label_field="y", index_cache=cache).cached_shards == 0
+    # A damaged entry is a miss, walked again, never a wrong index.
+    for name in os.listdir(cache):
+        with open(cache / name, "r+b") as f:
+            f.seek(20)
+            f.write(b"\xff\xff")
+    damaged = sluice.WebDataset(shards, index_cache=cache)
+    assert damaged.samples == changed.samples
+    assert sluice.WebDataset(shards, index_cache=None).cached_shards == 0
+    with pytest.raises(TypeError, match="index_cache must be"):
+        sluice.WebDataset(shards, index_cache=3)
