@@ -10,7 +10,8 @@ bench/gpu_bench.py.
 Config keys: route (auto|hardware|hybrid|cpu), threads, io, prefetch, budget_mib, batch,
 pipeline (rrc: RandomResizedCrop 224 + flip + normalize; resize: Resize 224 + CenterCrop 224,
 a decode of the whole image; seed: bench/augment_bench.py's seed list, float32),
-env.NAME=VALUE (environment of that run), beside=N (a CPU-only sluice loader of N threads runs
+source (files: DATA as an image folder, the default; shards: DATA packed once by `sluice pack`
+into DATA.shards, read through sluice.WebDataset), env.NAME=VALUE (environment of that run), beside=N (a CPU-only sluice loader of N threads runs
 in another process meanwhile, on the same files: does CPU work that is not the GPU loader's own
 slow the engines?).
 
@@ -71,7 +72,8 @@ def child(data: str, config: dict, seconds: float) -> None:
     from gpu_bench import GpuMemoryPoller
     poller = GpuMemoryPoller()  # the process's GPU memory as the driver reports it
     poller.start()
-    loader = sluice.Loader(data, tf, batch_size=int(config.get("batch", 256)), device="cuda",
+    source = sluice.WebDataset(os.path.join(shards_of(data), "shard-*.tar")) if config.get("source") == "shards" else data
+    loader = sluice.Loader(source, tf, batch_size=int(config.get("batch", 256)), device="cuda",
                            dtype=dtype, shuffle=True, seed=0, **kw)
     sink = torch.zeros((), device="cuda")
 
@@ -104,6 +106,18 @@ def child(data: str, config: dict, seconds: float) -> None:
                       "threads": st.get("num_threads"), "io": st.get("io_threads")}), flush=True)
     del it
     del loader  # prints the trace to stderr
+
+
+def shards_of(data: str) -> str:
+    """DATA packed into WebDataset shards (DATA.shards), once."""
+    out = data.rstrip("/") + ".shards"
+    if not os.path.exists(os.path.join(out, "manifest.json")):
+        from sluice.pack import pack
+
+        s = pack(data, out, progress=False)
+        print(f"packed {s['samples']:,} images into {s['shards']} shards in {out}: "
+              f"{s['images_per_s']:,.0f} images/s", flush=True)
+    return out
 
 
 def beside(data: str, threads: int) -> None:
@@ -162,6 +176,8 @@ def main() -> int:
         beside(args.data, args._beside)
         return 0
     rows = []
+    if any(parse(c).get("source") == "shards" for c in args.config):
+        shards_of(args.data)
     for config in args.config or ["route=auto"]:
         cfg = parse(config)
         env = dict(os.environ, SLUICE_TRACE="1")
