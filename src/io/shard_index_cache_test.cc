@@ -1,6 +1,7 @@
 #include "io/shard_index_cache.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,10 +13,17 @@ namespace {
 class ShardIndexCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() / "sluice_shard_index_cache_test").string();
+    // One folder per test and process: ctest runs the tests of this file at once.
+    dir_ = (std::filesystem::temp_directory_path() /
+            ("sluice_index_cache_" + std::to_string(getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
     std::filesystem::remove_all(dir_);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
   std::string Entry() const { return dir_ + "/" + ShardIndexEntryName("a.tar", stamp_, spec_); }
   std::string dir_;
   FileStamp stamp_{12345, 678};
@@ -78,6 +86,7 @@ TEST_F(ShardIndexCacheTest, ADamagedEntryIsAMiss) {
 }
 
 TEST_F(ShardIndexCacheTest, AnUnwritableFolderIsAnErrorNamingIt) {
+  std::filesystem::remove_all(dir_);
   std::ofstream(dir_) << "a file, not a folder";
   const Status st = SaveShardIndex(dir_, "a.tar", stamp_, spec_, Sample());
   EXPECT_EQ(st.code(), StatusCode::kIOError);

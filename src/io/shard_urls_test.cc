@@ -1,6 +1,7 @@
 #include "io/shard_urls.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -25,7 +26,8 @@ TEST(ShardUrlsTest, BracesExpandAsTheShellAndBraceexpandDo) {
 }
 
 TEST(ShardUrlsTest, LocalGlobsAreSortedStreamsKept) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "sluice_shard_urls_test";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("sluice_shard_urls_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   for (const char* n : {"b.tar", "a.tar", "c.txt"}) std::fclose(std::fopen((dir / n).c_str(), "w"));

@@ -1,6 +1,7 @@
 #include "io/tar_source.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -18,7 +19,8 @@ class TarSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("sluice_tar_source_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("sluice_tar_source_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
