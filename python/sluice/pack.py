@@ -119,10 +119,15 @@ class _ShardWriter:
             self._close()
 
     def abandon(self) -> None:
+        """Removes what this run wrote: a stopped pack leaves no shards (a rerun starts clean)."""
         if self._tar is not None:
             self._tar.close()
             os.unlink(self._tmp)
             self._tar = None
+        for shard in self.shards:
+            path = os.path.join(self.dst, shard["name"])
+            if os.path.exists(path):
+                os.unlink(path)
 
 
 def pack(src: Any, dst: str, *, shard_bytes: int = 256 << 20, max_side: int | None = None,
@@ -133,7 +138,7 @@ def pack(src: Any, dst: str, *, shard_bytes: int = 256 << 20, max_side: int | No
     shards, bytes, seconds, images_per_s, skipped ([(path, reason)]), manifest (its path).
 
     on_error: "raise" stops at the first file that cannot be read (or re-encoded) with an error
-    naming it, removing the shard in progress; "skip" leaves it out and lists it in the summary.
+    naming it, removing the shards this run wrote; "skip" leaves it out and lists it in the summary.
     """
     if not isinstance(shard_bytes, int) or isinstance(shard_bytes, bool) or shard_bytes < 1:
         raise ValueError(f"shard_bytes must be an int >= 1, got {shard_bytes!r}")

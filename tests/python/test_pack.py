@@ -97,6 +97,10 @@ def test_bad_files_are_named_or_skipped(tmp_path):
     with pytest.raises(ValueError, match=r"1\.jpg: cannot re-encode"):
         packing.pack(pairs, str(tmp_path / "a"), max_side=16, shuffle=False, progress=False)
     assert not [p for p in os.listdir(tmp_path / "a") if p.endswith((".tar", ".tmp", ".json"))]
+    # A failure after whole shards were written removes them too.
+    with pytest.raises(ValueError, match=r"1\.jpg: cannot re-encode"):
+        packing.pack([pairs[3], pairs[0], pairs[1]], str(tmp_path / "a2"), shard_bytes=1, max_side=16, shuffle=False, progress=False)
+    assert os.listdir(tmp_path / "a2") == []
     s = packing.pack(pairs, str(tmp_path / "b"), max_side=16, shuffle=False, on_error="skip", progress=False)
     assert s["samples"] == 2 and [os.path.basename(p) for p, _ in s["skipped"]] == ["1.jpg", "2.jpg"]
     assert [y for *_, y in read_back(str(tmp_path / "b"))] == [0, 3]
