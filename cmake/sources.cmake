@@ -19,6 +19,7 @@ set(SLUICE_SOURCES
   src/io/shard_urls.cc
   src/io/tar_source.cc
   src/io/shard_index_cache.cc
+  src/io/memory_cache.cc
   src/codec/image_info.cc
   src/codec/exif.cc
   src/codec/jpeg_cpu.cc

@@ -35,13 +35,15 @@ struct LoaderOptions {
   std::optional<int> io_threads;            // file-reading threads, >= 1; unset: 2 (4 on the
                                             // GPU path, where they also parse headers)
   std::optional<int> prefetch;              // batches prepared ahead of the consumer, >= 1;
-                                            // unset: 2 (3 on the GPU path)
+                                            // unset: 2
   int rank = 0;                             // this process's part of every epoch: global
   int world_size = 1;                       // positions rank, rank + world_size, ...
   bool dct_scaling = true;                  // JPEG: decode at 1/2, 1/4, 1/8 when the resize
                                             // shrinks the region at least that much
   int64_t max_file_bytes = int64_t{1} << 30;  // larger files are refused before reading (a
                                               // bad sample, as a corrupt one), >= 1
+  int64_t memory_cache_bytes = 0;  // encoded bytes kept in host memory after their first read,
+                                   // at most this many (io/memory_cache.h); 0: no cache
   // GPU path only:
   DecodeRoute decode_route = DecodeRoute::kAuto;
   int64_t gpu_memory_budget = int64_t{3} << 29;  // 1.5 GiB: bytes of device memory (batches in

@@ -45,6 +45,9 @@ struct LoaderStats {
   int64_t route_samples[kNumRoutes] = {0, 0, 0};  // samples decoded per route, in kRoutes order
   double engine_busy_s = 0;         // time the JPEG engines decoded for this loader (its calls take
                                     // turns, so at most wall_s): engine_busy_s / wall_s is their busy share
+  // The memory cache (LoaderOptions::memory_cache_bytes > 0): reads served from it and not.
+  int64_t cache_hits = 0, cache_misses = 0;
+  int64_t cache_bytes = 0, cache_budget = 0;  // held now, and the most it may hold
   int64_t skipped_count = 0;
   std::vector<SkippedSample> skipped;  // the first 1000
 };

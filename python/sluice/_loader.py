@@ -41,6 +41,21 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def _cache_bytes(cache: Any, budget: Any) -> int:
+    """The memory cache's budget in bytes (0: no cache) from the cache and cache_budget arguments."""
+    if cache is None:
+        if budget is not None:
+            raise ValueError("cache_budget is given but cache is None: pass cache=\"memory\"")
+        return 0
+    if cache != "memory":
+        raise ValueError(f"cache must be \"memory\" or None, got {cache!r}")
+    if budget is None:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ValueError(f"cache_budget must be an int >= 1 (bytes), got {budget!r}")
+    return budget
+
+
 def _epoch_arg(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
@@ -89,6 +104,11 @@ class Loader:
         dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much.
         max_file_bytes: files larger than this (default 1 GiB) are bad samples, refused before
             they are read (``on_error`` applies).
+        cache: ``"memory"`` keeps the files' (or shards' samples') encoded bytes in host memory
+            after their first read, so later epochs do not read storage; ``None`` (default): no
+            cache. Samples are kept as first read until ``cache_budget`` bytes are held (default:
+            a quarter of the machine's memory), then the same ones are served every epoch.
+            ``stats()["cache"]`` reports hits, misses and bytes held.
         output: ``"torch"``, ``"numpy"`` or ``"auto"`` (torch when installed).
         decode_route: GPU path only. ``"auto"`` splits each batch between the JPEG engines and
             the CPU-side decoders by what the batches before it measured (not reproducible bit
@@ -113,7 +133,8 @@ class Loader:
                  prefetch: int | None = None, dct_scaling: bool = DEFAULTS.dct_scaling, output: str = "auto",
                  decode_route: str = DEFAULTS.decode_route, gpu_memory_budget: int | None = None,
                  rank: int | None = None, world_size: int | None = None,
-                 max_file_bytes: int = DEFAULTS.max_file_bytes):
+                 max_file_bytes: int = DEFAULTS.max_file_bytes, cache: str | None = None,
+                 cache_budget: int | None = None):
         self._transforms = flatten(transform)
         # Trailing batch transforms (BatchLambda, MixUp, CutMix, RandomChoice) are applied here, to
         # whole batches; the rest compiles to C++.
@@ -132,7 +153,7 @@ class Loader:
             layout=layout, on_error=on_error, device="cpu" if self._upload else self._device,
             num_threads=num_threads, io_threads=io_threads, prefetch=prefetch, dct_scaling=dct_scaling,
             decode_route=decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size,
-            max_file_bytes=max_file_bytes)
+            max_file_bytes=max_file_bytes, memory_cache_bytes=_cache_bytes(cache, cache_budget))
         self._check_dtype(options.dtype)
         self._functions: list = []  # user functions (Lambda): the C++ loader reaches them weakly
         # Serializes iterating (starting an epoch, taking a batch) and load_state_dict between

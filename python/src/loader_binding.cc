@@ -50,6 +50,14 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   d["host_memory_in_use"] = s.host_memory_in_use;
   d["host_memory_peak"] = s.host_memory_peak;
   d["host_memory_cached"] = s.host_memory_cached;
+  if (s.cache_budget > 0) {
+    nb::dict cache;
+    cache["hits"] = s.cache_hits;
+    cache["misses"] = s.cache_misses;
+    cache["bytes"] = s.cache_bytes;
+    cache["budget"] = s.cache_budget;
+    d["cache"] = cache;
+  }
   if (gpu) {
     d["gpu_memory_in_use"] = s.gpu_memory_in_use;
     d["gpu_memory_peak"] = s.gpu_memory_peak;

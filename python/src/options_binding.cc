@@ -110,6 +110,7 @@ void RegisterLoaderOptions(nb::module_& m) {
   BoolField<&LoaderOptions::dct_scaling>(c, "dct_scaling");
   Int64Field<&LoaderOptions::gpu_memory_budget>(c, "gpu_memory_budget");
   Int64Field<&LoaderOptions::max_file_bytes>(c, "max_file_bytes");
+  Int64Field<&LoaderOptions::memory_cache_bytes>(c, "memory_cache_bytes");
 }
 
 }  // namespace sluice::python

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/timed_mutex.h"
+#include "io/memory_cache.h"
 #include "pipeline/batch_ring.h"
 #include "pipeline/cpu/cpu_executor.h"
 #include "pipeline/gpu/gpu_executor.h"
@@ -96,6 +97,7 @@ class Loader::Impl {
   Result<std::optional<Batch>> Next(std::optional<std::chrono::milliseconds> wait);
 
   std::shared_ptr<const Source> source_;
+  std::shared_ptr<MemoryCache> cache_;  // the source, when options_.memory_cache_bytes > 0
   Plan plan_;
   LoaderOptions options_;
   ShardOptions shard_;
@@ -181,7 +183,13 @@ Result<std::unique_ptr<Loader>> Loader::Create(std::shared_ptr<const Source> sou
     return InvalidArgument("datasets of 2^32 samples or more are not supported");
   SLUICE_ASSIGN_OR_RETURN(Plan plan, Plan::Create(std::move(transforms)));
   SLUICE_RETURN_IF_ERROR(CheckOptions(options, plan));
+  std::shared_ptr<MemoryCache> cache;
+  if (options.memory_cache_bytes > 0) {
+    cache = std::make_shared<MemoryCache>(std::move(source), options.memory_cache_bytes);
+    source = cache;
+  }
   auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), ResolveOptions(options));
+  impl->cache_ = std::move(cache);
   SLUICE_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<Loader>(new Loader(std::move(impl)));
 }
@@ -300,13 +308,22 @@ Status Loader::LoadState(const LoaderState& state) {
 LoaderStats Loader::stats() const {
   if (impl_->Forked()) return LoaderStats{};  // the parent's locks may be held
   std::lock_guard<std::mutex> lock(impl_->ring_mu_);
-  return impl_->ring_ ? impl_->ring_->Stats() : LoaderStats{};
+  LoaderStats s = impl_->ring_ ? impl_->ring_->Stats() : LoaderStats{};
+  if (impl_->cache_ != nullptr) {
+    const MemoryCache::Counters c = impl_->cache_->counters();
+    s.cache_hits = c.hits;
+    s.cache_misses = c.misses;
+    s.cache_bytes = c.bytes;
+    s.cache_budget = c.budget;
+  }
+  return s;
 }
 
 void Loader::ResetStats() {
   if (impl_->Forked()) return;
   std::lock_guard<std::mutex> lock(impl_->ring_mu_);
   if (impl_->ring_) impl_->ring_->ResetStats();
+  if (impl_->cache_ != nullptr) impl_->cache_->ResetCounters();
 }
 
 void Loader::Close() { impl_->Close(); }

@@ -40,6 +40,8 @@ Status CheckOptions(const LoaderOptions& o, const Plan& plan) {
     return InvalidArgument("GaussianNoise needs a float output: pass dtype='float32' or 'float16'");
   if (o.gpu_memory_budget < 1) return InvalidArgument("gpu_memory_budget must be >= 1, got ", o.gpu_memory_budget);
   if (o.max_file_bytes < 1) return InvalidArgument("max_file_bytes must be >= 1, got ", o.max_file_bytes);
+  if (o.memory_cache_bytes < 0)
+    return InvalidArgument("memory_cache_bytes must be >= 0, got ", o.memory_cache_bytes);
   if (o.device.type == DeviceType::kCUDA) return CheckCudaDevice(o.device.index);
   if (o.decode_route != DecodeRoute::kAuto)
     return InvalidArgument("decode_route='", DecodeRouteName(o.decode_route),
