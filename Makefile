@@ -48,9 +48,9 @@ asan: deps
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(ASAN_PYTEST)
 
 # The tests of what runs on several threads: the thread pool, the loader's drive lock, the host
-# pool, the reader, the batch ring, the CPU loader (executor, lifecycle and close races) and the
-# route scheduler.
-TSAN_TESTS = ThreadPool|TimedMutex|HostPool|Reader|BatchRing|Loader|RouteScheduler
+# pool, the reader, the batch ring, the CPU loader (executor, lifecycle and close races), the
+# route scheduler and the memory cache.
+TSAN_TESTS = ThreadPool|TimedMutex|HostPool|Reader|BatchRing|Loader|RouteScheduler|MemoryCache
 
 tsan: deps
 	cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=thread -DSLUICE_BUILD_PYTHON=OFF

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/file_util.h"
+#include "core/fnv.h"
 
 namespace sluice {
 
@@ -26,22 +27,18 @@ Result<SampleBytes> FileSource::Read(int64_t index, const ByteAllocator& memory,
 }
 
 uint64_t FileSource::Digest() const {
-  // FNV-1a, 64 bit, over (label, last two path components) of every sample.
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  };
+  // Over (label, last two path components) of every sample.
+  Fnv1a h;
   for (const Sample& s : samples_) {
-    mix(&s.label, sizeof(s.label));
+    h.Mix(&s.label, sizeof(s.label));
     size_t cut = s.path.find_last_of('/');
     if (cut != std::string::npos && cut > 0) cut = s.path.find_last_of('/', cut - 1);
     const std::string_view tail = cut == std::string::npos ? std::string_view(s.path)
                                                            : std::string_view(s.path).substr(cut + 1);
-    mix(tail.data(), tail.size());
-    mix("", 1);  // a separator: ("ab", "c") and ("a", "bc") differ
+    h.Mix(tail);
+    h.Mix("", 1);  // a separator: ("ab", "c") and ("a", "bc") differ
   }
-  return h;
+  return h.value();
 }
 
 }  // namespace sluice

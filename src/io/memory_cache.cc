@@ -1,7 +1,5 @@
 #include "io/memory_cache.h"
 
-#include <cstring>
-
 namespace sluice {
 
 MemoryCache::MemoryCache(std::shared_ptr<const Source> source, int64_t budget)
@@ -17,22 +15,30 @@ Result<SampleBytes> MemoryCache::Read(int64_t index, const ByteAllocator& memory
     }
   }
   misses_.fetch_add(1, std::memory_order_relaxed);
-  SLUICE_ASSIGN_OR_RETURN(SampleBytes bytes, source_->Read(index, memory, max_bytes));
-  const int64_t size = static_cast<int64_t>(bytes.size);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (bytes_ + size > budget_ || kept_[static_cast<size_t>(index)].owner != nullptr) return bytes;
-    bytes_ += size;  // reserved before the copy, outside the lock
-  }
-  // A buffer of its own: the one read comes from the loader's pool, which reuses it.
-  std::shared_ptr<uint8_t> own(new uint8_t[bytes.size + 1], std::default_delete<uint8_t[]>());
-  if (bytes.size > 0) std::memcpy(own.get(), bytes.data, bytes.size);
+  // While the budget has room, the source reads into a buffer of the cache's own (the loader's
+  // pool reuses its buffers), reserved here and kept below: no copy.
+  std::shared_ptr<uint8_t> own;
+  size_t reserved = 0;
+  const ByteAllocator keep = [&](size_t n) -> std::shared_ptr<uint8_t> {
+    bool room = false;
+    if (own == nullptr) {
+      std::lock_guard<std::mutex> lock(mu_);
+      room = bytes_ + static_cast<int64_t>(n) <= budget_ + 1;  // sources ask for the size + 1
+      if (room) bytes_ += static_cast<int64_t>(n);
+    }
+    if (!room) return memory(n);
+    reserved = n;
+    own.reset(new uint8_t[n], std::default_delete<uint8_t[]>());
+    return own;
+  };
+  Result<SampleBytes> bytes = source_->Read(index, keep, max_bytes);
   std::lock_guard<std::mutex> lock(mu_);
+  bytes_ -= static_cast<int64_t>(reserved);
+  if (!bytes.ok() || own == nullptr || bytes->owner != own) return bytes;
   Kept& k = kept_[static_cast<size_t>(index)];
-  if (k.owner == nullptr) {
-    k = Kept{own, bytes.size};
-  } else {
-    bytes_ -= size;  // another thread kept it meanwhile
+  if (k.owner == nullptr && bytes_ + static_cast<int64_t>(bytes->size) <= budget_) {  // else: kept meanwhile
+    k = Kept{own, bytes->size};
+    bytes_ += static_cast<int64_t>(bytes->size);
   }
   return bytes;
 }

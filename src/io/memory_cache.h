@@ -3,7 +3,8 @@
 // first read until the budget is full, and then kept: no eviction, so with a dataset larger than
 // the budget the same part is served from memory every epoch (a least-recently-used cache would
 // miss on every read of a shuffled epoch). A cached read hands out the kept buffer itself (the
-// bytes are shared, never copied). Failed reads are not kept.
+// bytes are shared, never copied); a sample the budget has room for is read straight into the
+// buffer kept. Failed reads are not kept.
 //
 //   auto cached = std::make_shared<MemoryCache>(source, 8ll << 30);
 //   cached->Read(i, memory, max_bytes);     // from `source` the first time, from memory after

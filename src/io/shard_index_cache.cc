@@ -9,15 +9,18 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/fnv.h"
+
 namespace sluice {
 
 namespace {
 
 constexpr char kMagic[8] = {'s', 'l', 'u', 'i', 'c', 'e', 'I', '1'};
 
-uint64_t Fnv(std::string_view bytes, uint64_t h = 0xcbf29ce484222325ull) {
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
-  return h;
+uint64_t Fnv(std::string_view bytes) {
+  Fnv1a h;
+  h.Mix(bytes);
+  return h.value();
 }
 
 // What identifies an entry: the shard, its stamp and the spec, as one string.

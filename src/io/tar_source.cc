@@ -5,6 +5,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/fnv.h"
 #include "io/shard_index_cache.h"
 #include "io/shard_urls.h"
 #include "io/tar_reader.h"
@@ -151,20 +152,15 @@ Result<SampleBytes> TarSource::Read(int64_t index, const ByteAllocator& memory, 
 }
 
 uint64_t TarSource::Digest() const {
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  };
+  Fnv1a h;
   for (const Entry& e : entries_) {
-    mix(&e.label, sizeof(e.label));
-    const std::string_view shard = BaseName(shards_[static_cast<size_t>(e.shard)]);
-    mix(shard.data(), shard.size());
-    mix(":", 1);
-    mix(names_.data() + e.member_at, e.member_len);
-    mix("", 1);
+    h.Mix(&e.label, sizeof(e.label));
+    h.Mix(BaseName(shards_[static_cast<size_t>(e.shard)]));
+    h.Mix(":", 1);
+    h.Mix(names_.data() + e.member_at, e.member_len);
+    h.Mix("", 1);
   }
-  return h;
+  return h.value();
 }
 
 }  // namespace sluice
