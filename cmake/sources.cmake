@@ -20,6 +20,14 @@ set(SLUICE_SOURCES
   src/io/tar_source.cc
   src/io/shard_index_cache.cc
   src/io/memory_cache.cc
+  src/io/curl_api.cc
+  src/io/http_input.cc
+  src/io/pipe_input.cc
+  src/io/shard_disk_cache.cc
+  src/io/shard_stream.cc
+  src/io/stream_order.cc
+  src/io/stream_source.cc
+  src/io/stream_session.cc
   src/codec/image_info.cc
   src/codec/exif.cc
   src/codec/jpeg_cpu.cc

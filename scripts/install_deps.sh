@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what sluice needs on a fresh Debian/Ubuntu machine, skipping what is already there.
-#   system: a C++20 compiler, CMake, Ninja, pkg-config, libjpeg-turbo, libspng, libwebp, GoogleTest
+#   system: a C++20 compiler, CMake, Ninja, pkg-config, libjpeg-turbo, libspng, libwebp, GoogleTest,
+#           libcurl's header (libcurl itself is loaded at run time, for http:// shards)
 #   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, webdataset (the
 #           tests read and write its shards), torch (CPU pin),
 #           and nvidia-nvjpeg (the nvJPEG header) where a CUDA compiler is installed
@@ -8,7 +9,7 @@
 set -euo pipefail
 PYTHON=${PYTHON:-python3}
 
-apt_pkgs=(g++ make ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev)
+apt_pkgs=(g++ make ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev libcurl4-openssl-dev)
 [ "${1:-}" = fuzz ] && apt_pkgs+=(clang libclang-rt-dev)
 # Ubuntu names libjpeg-turbo's headers libjpeg-turbo8-dev.
 if ! apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then

@@ -69,6 +69,12 @@ class Source {
   virtual uint64_t Digest() const = 0;
   // Class names in label order (ImageFolder's folders); empty when the source has none.
   virtual const std::vector<std::string>& classes() const;
+
+  // The order of epoch `epoch`: global position -> sample index, every index once; rank r of
+  // `world_size` takes positions r, r + world_size, ... The default is a permutation drawn from
+  // (seed, epoch), or 0, 1, 2, ... without shuffle, the same for every world size. A source whose
+  // samples are read as streams lays it out so that each rank's positions follow its streams.
+  virtual std::vector<int64_t> EpochOrder(bool shuffle, uint64_t seed, int64_t epoch, int world_size) const;
 };
 
 // torchvision's IMG_EXTENSIONS: .jpg .jpeg .png .ppm .bmp .pgm .tif .tiff .webp

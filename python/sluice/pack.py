@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator
 
 from ._progress import Progress
 
-__all__ = ["pack", "MANIFEST"]
+__all__ = ["pack", "MANIFEST", "read_manifest", "parse_manifest"]
 
 MANIFEST = "manifest.json"
 _FORMAT = "sluice-shards/1"
@@ -238,9 +238,21 @@ def read_list(path: str) -> list[tuple[str, int]]:
 def read_manifest(dst: str) -> dict:
     """The manifest `pack` wrote in `dst`. ValueError when it is not one."""
     path = os.path.join(dst, MANIFEST)
-    with open(path) as f:
-        m = json.load(f)
+    with open(path, "rb") as f:
+        return parse_manifest(f.read(), path)
+
+
+def parse_manifest(data: bytes, where: str) -> dict:
+    """A manifest's contents (`where` names it in errors). ValueError when it is not one."""
+    try:
+        m = json.loads(data)
+    except ValueError as e:
+        raise ValueError(f"{where}: not a sluice shard manifest ({e})") from None
     if not isinstance(m, dict) or m.get("format") != _FORMAT:
-        raise ValueError(f"{path}: not a sluice shard manifest (format {m.get('format') if isinstance(m, dict) else None!r})")
+        raise ValueError(f"{where}: not a sluice shard manifest (format {m.get('format') if isinstance(m, dict) else None!r})")
+    shards = m.get("shards")
+    if not isinstance(shards, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("name"), str) and isinstance(s.get("samples"), int) for s in shards):
+        raise ValueError(f"{where}: its 'shards' must be a list of {{name, samples, bytes}}")
     return m
 

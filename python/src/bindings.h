@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "io/webdataset_layout.h"
 #include "sluice/source.h"
 #include "sluice/status.h"
 #include "sluice/tensor.h"
@@ -26,6 +27,10 @@ void RegisterLoader(nb::module_& m);
 void RegisterCodec(nb::module_& m);
 void RegisterSample(nb::module_& m);
 void RegisterShards(nb::module_& m);
+void RegisterShardStreams(nb::module_& m);
+
+// A WebDataset spec from the keys as Python gives them ("jpg;jpeg"; label_key "" for none).
+WebDatasetSpec SpecOf(const std::string& image_key, const std::string& label_key, const std::string& label_field);
 
 // Raises the Python exception for `status` (REQUIRES: !status.ok()). Never returns.
 [[noreturn]] void ThrowStatus(const Status& status);

@@ -58,6 +58,23 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
     cache["budget"] = s.cache_budget;
     d["cache"] = cache;
   }
+  if (s.stream_shards > 0) {
+    nb::dict stream;
+    stream["shards"] = s.stream_shards;
+    stream["shards_from_disk_cache"] = s.stream_shards_from_disk_cache;
+    stream["bytes"] = s.stream_bytes;
+    stream["held_peak"] = s.stream_held_peak;
+    d["stream"] = stream;
+  }
+  if (s.disk_cache_budget > 0) {
+    nb::dict disk;
+    disk["hits"] = s.disk_cache_hits;
+    disk["misses"] = s.disk_cache_misses;
+    disk["evictions"] = s.disk_cache_evictions;
+    disk["bytes"] = s.disk_cache_bytes;
+    disk["budget"] = s.disk_cache_budget;
+    d["disk_cache"] = disk;
+  }
   if (gpu) {
     d["gpu_memory_in_use"] = s.gpu_memory_in_use;
     d["gpu_memory_peak"] = s.gpu_memory_peak;

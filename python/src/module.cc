@@ -11,4 +11,5 @@ NB_MODULE(_core, m) {
   RegisterCodec(m);
   RegisterSample(m);
   RegisterShards(m);
+  RegisterShardStreams(m);
 }

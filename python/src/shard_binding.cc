@@ -1,5 +1,5 @@
-// Tar shards: the WebDataset source (io/tar_source.h) and the members sluice's tar reader finds
-// (io/tar_reader.h), the latter for tests against Python's tarfile and the webdataset library.
+// Tar shards: the indexed WebDataset source (io/tar_source.h) and the members sluice's tar reader
+// finds (io/tar_reader.h), the latter for tests against Python's tarfile and the webdataset library.
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/vector.h>
 
@@ -12,16 +12,21 @@
 
 namespace sluice::python {
 
+WebDatasetSpec SpecOf(const std::string& image_key, const std::string& label_key, const std::string& label_field) {
+  WebDatasetSpec spec;
+  spec.image_exts = Unwrap(ParseExtList(image_key, "image_key"));
+  spec.label_exts = label_key.empty() ? std::vector<std::string>{} : Unwrap(ParseExtList(label_key, "label_key"));
+  spec.label_field = label_field;
+  return spec;
+}
+
 namespace {
 
 // urls: brace patterns and globs expanded in C++; keys: "jpg;jpeg" lists; label_key "" for none.
 std::shared_ptr<const TarSource> MakeWebDataset(const std::vector<std::string>& urls, const std::string& image_key,
                         const std::string& label_key, const std::string& label_field,
                         const std::string& index_cache) {
-  WebDatasetSpec spec;
-  spec.image_exts = Unwrap(ParseExtList(image_key, "image_key"));
-  spec.label_exts = label_key.empty() ? std::vector<std::string>{} : Unwrap(ParseExtList(label_key, "label_key"));
-  spec.label_field = label_field;
+  WebDatasetSpec spec = SpecOf(image_key, label_key, label_field);
   Result<std::shared_ptr<const TarSource>> r = [&]() -> Result<std::shared_ptr<const TarSource>> {
     nb::gil_scoped_release release;  // walks every shard
     SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> shards, ExpandShardUrls(urls));

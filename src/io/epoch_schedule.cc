@@ -20,7 +20,11 @@ Result<EpochSchedule> EpochSchedule::Create(const ShardOptions& o, int64_t epoch
   s.o_ = o;
   s.epoch_ = epoch;
   std::vector<int64_t> order;
-  if (o.shuffle) {
+  if (o.order) {
+    order = o.order(o.shuffle, o.seed, epoch, o.world_size);
+    if (static_cast<int64_t>(order.size()) != o.num_samples)
+      return Internal("the source's epoch order has ", order.size(), " positions, not ", o.num_samples);
+  } else if (o.shuffle) {
     order = Sampler::Permutation(o.num_samples, o.seed, epoch);
   } else {
     order.resize(static_cast<size_t>(o.num_samples));
@@ -103,6 +107,16 @@ std::vector<uint8_t> EpochSchedule::ConsumedAfter(int64_t batches) const {
                                      : BatchStart(r, done),
                                  PartSize(r));
     for (int64_t j = 0; j < end; ++j) out[static_cast<size_t>(PartPosition(r, j))] = 1;
+  }
+  return out;
+}
+
+std::vector<int64_t> EpochSchedule::IndicesFrom(int64_t first) const {
+  std::vector<int64_t> out, batch;
+  std::vector<uint8_t> pad;
+  for (int64_t b = first; b < num_batches_; ++b) {
+    Batch(b, &batch, &pad);
+    out.insert(out.end(), batch.begin(), batch.end());
   }
   return out;
 }

@@ -19,6 +19,7 @@
 #define SLUICE_IO_EPOCH_SCHEDULE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -26,6 +27,10 @@
 #include "sluice/types.h"
 
 namespace sluice {
+
+// The order of an epoch (global position -> sample index) for (shuffle, seed, epoch, world
+// size): Source::EpochOrder. Empty: Sampler's permutation, or 0, 1, 2, ... without shuffle.
+using EpochOrderFn = std::function<std::vector<int64_t>(bool shuffle, uint64_t seed, int64_t epoch, int world_size)>;
 
 struct ShardOptions {
   int64_t num_samples = 0;
@@ -35,6 +40,7 @@ struct ShardOptions {
   LastBatch last_batch = LastBatch::kPartial;
   int rank = 0;
   int world_size = 1;
+  EpochOrderFn order;
 };
 
 class EpochSchedule {
@@ -56,6 +62,11 @@ class EpochSchedule {
   // One flag per global position: delivered once every rank has taken its first `batches`
   // batches (the positions consumed before this schedule included). For a checkpoint.
   std::vector<uint8_t> ConsumedAfter(int64_t batches) const;
+
+  // Global position -> sample index.
+  const std::vector<int64_t>& order() const { return *order_; }
+  // Every sample index this rank reads from batch `first` on, in order (repeats included).
+  std::vector<int64_t> IndicesFrom(int64_t first) const;
 
  private:
   // Global positions of rank `r`'s part (before padding), and its batch boundaries.

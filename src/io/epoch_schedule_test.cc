@@ -50,7 +50,7 @@ TEST(EpochScheduleTest, EverySampleExactlyOnceWithEqualBatchCounts) {
       for (int64_t n : {int64_t{29}, int64_t{64}, int64_t{101}}) {
         for (int bs : {1, 4, 8}) {
           for (bool shuffle : {false, true}) {
-            ShardOptions o{n, shuffle, 9, bs, policy, 0, world};
+            ShardOptions o{n, shuffle, 9, bs, policy, 0, world, {}};
             auto probe = EpochSchedule::Create(o, 0);
             if (!probe.ok()) {  // too few samples for every rank: the documented error
               EXPECT_NE(probe.status().message().find("last_batch="), std::string::npos);
@@ -88,7 +88,7 @@ TEST(EpochScheduleTest, EverySampleExactlyOnceWithEqualBatchCounts) {
 }
 
 TEST(EpochScheduleTest, PaddingRepeatsAreMarkedAndOnlyAtTheEnd) {
-  ShardOptions o{10, true, 1, 4, LastBatch::kPad, 0, 3};  // parts of 4, 3, 3 -> one batch of 4 each
+  ShardOptions o{10, true, 1, 4, LastBatch::kPad, 0, 3, {}};  // parts of 4, 3, 3 -> one batch of 4 each
   const auto ranks = AllRanks(o, 0);
   int pads = 0;
   for (const RankBatches& rb : ranks) {
@@ -101,7 +101,7 @@ TEST(EpochScheduleTest, PaddingRepeatsAreMarkedAndOnlyAtTheEnd) {
 
 TEST(EpochScheduleTest, PartialEndsShortSoEveryRankHasTheSameBatches) {
   // 9 samples, 2 ranks, batch 4: parts of 5 and 4. Two batches each: 4+1 and 3+1.
-  ShardOptions o{9, false, 0, 4, LastBatch::kPartial, 0, 2};
+  ShardOptions o{9, false, 0, 4, LastBatch::kPartial, 0, 2, {}};
   const auto ranks = AllRanks(o, 0);
   EXPECT_EQ(ranks[0].indices[0].size(), 4u);
   EXPECT_EQ(ranks[0].indices[1].size(), 1u);
@@ -111,7 +111,7 @@ TEST(EpochScheduleTest, PartialEndsShortSoEveryRankHasTheSameBatches) {
 }
 
 TEST(EpochScheduleTest, SamePermutationOnEveryRankAndANewOneEachEpoch) {
-  ShardOptions o{200, true, 5, 10, LastBatch::kPartial, 0, 1};
+  ShardOptions o{200, true, 5, 10, LastBatch::kPartial, 0, 1, {}};
   const auto e0 = AllRanks(o, 0), e1 = AllRanks(o, 1), e0again = AllRanks(o, 0);
   EXPECT_EQ(e0[0].indices, e0again[0].indices);
   EXPECT_NE(e0[0].indices, e1[0].indices);
@@ -125,7 +125,7 @@ TEST(EpochScheduleTest, SamePermutationOnEveryRankAndANewOneEachEpoch) {
 
 TEST(EpochScheduleTest, ResumeYieldsExactlyTheRestAtTheSameOrAnotherWorldSize) {
   for (LastBatch policy : {LastBatch::kPartial, LastBatch::kPad}) {
-    ShardOptions o{103, true, 3, 5, policy, 0, 4};
+    ShardOptions o{103, true, 3, 5, policy, 0, 4, {}};
     auto s = EpochSchedule::Create(o, 6);
     ASSERT_TRUE(s.ok());
     const int64_t k = 2;  // batches every rank took before the checkpoint
@@ -160,21 +160,21 @@ TEST(EpochScheduleTest, ResumeYieldsExactlyTheRestAtTheSameOrAnotherWorldSize) {
 }
 
 TEST(EpochScheduleTest, ClearErrors) {
-  ShardOptions o{10, false, 0, 4, LastBatch::kPartial, 4, 4};
+  ShardOptions o{10, false, 0, 4, LastBatch::kPartial, 4, 4, {}};
   auto s = EpochSchedule::Create(o, 0);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("rank must be in [0, world_size)"), std::string::npos);
-  o = ShardOptions{3, false, 0, 4, LastBatch::kDrop, 0, 4};
+  o = ShardOptions{3, false, 0, 4, LastBatch::kDrop, 0, 4, {}};
   s = EpochSchedule::Create(o, 0);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("nothing to yield"), std::string::npos);
-  o = ShardOptions{3, false, 0, 1, LastBatch::kPartial, 0, 4};  // rank 3 would get nothing
+  o = ShardOptions{3, false, 0, 1, LastBatch::kPartial, 0, 4, {}};  // rank 3 would get nothing
   s = EpochSchedule::Create(o, 0);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("last_batch='pad'"), std::string::npos);
-  o = ShardOptions{3, false, 0, 1, LastBatch::kPad, 3, 4};  // padding does it
+  o = ShardOptions{3, false, 0, 1, LastBatch::kPad, 3, 4, {}};  // padding does it
   EXPECT_TRUE(EpochSchedule::Create(o, 0).ok());
-  o = ShardOptions{10, false, 0, 4, LastBatch::kPartial, 0, 1};
+  o = ShardOptions{10, false, 0, 4, LastBatch::kPartial, 0, 1, {}};
   s = EpochSchedule::Create(o, 0, std::vector<uint8_t>(7, 0));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("resume state covers 7 samples"), std::string::npos);

@@ -1,16 +1,25 @@
 #include "io/file_source.h"
 
+#include <numeric>
 #include <string_view>
 #include <utility>
 
 #include "core/file_util.h"
 #include "core/fnv.h"
+#include "io/sampler.h"
 
 namespace sluice {
 
 const std::vector<std::string>& Source::classes() const {
   static const std::vector<std::string>* const kNone = new std::vector<std::string>();
   return *kNone;
+}
+
+std::vector<int64_t> Source::EpochOrder(bool shuffle, uint64_t seed, int64_t epoch, int) const {
+  if (shuffle) return Sampler::Permutation(size(), seed, epoch);
+  std::vector<int64_t> order(static_cast<size_t>(size()));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  return order;
 }
 
 Result<std::shared_ptr<const Source>> Source::FromList(std::vector<Sample> samples) {

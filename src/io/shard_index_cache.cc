@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/fnv.h"
+#include "io/shard_urls.h"
 
 namespace sluice {
 
@@ -26,8 +27,8 @@ uint64_t Fnv(std::string_view bytes) {
 // What identifies an entry: the shard, its stamp and the spec, as one string.
 std::string KeyOf(const std::string& shard, const FileStamp& stamp, const WebDatasetSpec& spec) {
   std::error_code ec;
-  const std::filesystem::path abs = std::filesystem::absolute(shard, ec);
-  std::string key = (ec ? shard : abs.string()) + '\0' + std::to_string(stamp.size) + '\0' + std::to_string(stamp.mtime_ns);
+  const std::filesystem::path abs = std::filesystem::absolute(shard, ec);  // a url is kept as written
+  std::string key = (ec || IsStreamUrl(shard) ? shard : abs.string()) + '\0' + std::to_string(stamp.size) + '\0' + std::to_string(stamp.mtime_ns);
   for (const auto* list : {&spec.image_exts, &spec.label_exts}) {
     key += '\0';
     for (const std::string& e : *list) key += e + ';';

@@ -1,6 +1,7 @@
 #include "io/webdataset_index.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <unordered_set>
 #include <utility>
@@ -27,8 +28,10 @@ class Group {
   Group(std::string key, const WebDatasetSpec& spec) : spec_(spec) { sample_.key = std::move(key); }
   const std::string& key() const { return sample_.key; }
 
-  // Member `m` (extension `ext`) of this sample; its data is read here when it is a label.
-  Status Add(const TarMember& m, const std::string& ext, TarReader* tar) {
+  // Member `m` (extension `ext`) of this sample; its data is read here when it is a label, and
+  // by `on_image` (when set) when it is the best image so far.
+  Status Add(const TarMember& m, const std::string& ext, TarReader* tar, int64_t ordinal,
+             const std::function<Status(int64_t, const TarMember&, TarReader*)>& on_image) {
     if (std::find(exts_.begin(), exts_.end(), ext) != exts_.end()) {
       Problem("the member " + m.name + " appears twice");
       return Status::OK();
@@ -42,6 +45,7 @@ class Group {
         sample_.image_ext = ext;
         sample_.offset = m.data_offset;
         sample_.size = m.size;
+        if (on_image) SLUICE_RETURN_IF_ERROR(on_image(ordinal, m, tar));
       }
     }
     const auto label = std::find(spec_.label_exts.begin(), spec_.label_exts.end(), ext);
@@ -86,37 +90,43 @@ class Group {
 
 }  // namespace
 
-ShardIndex IndexShard(TarReader* tar, const WebDatasetSpec& spec) {
-  ShardIndex out;
+Status WalkShard(TarReader* tar, const WebDatasetSpec& spec, const ShardWalkHooks& hooks) {
   std::unordered_set<std::string> done;  // keys of finished samples
   std::optional<Group> group;
+  int64_t ordinal = 0;
+  // Hands out the sample in progress; false when the hook stops the walk.
   auto finish = [&] {
-    if (!group) return;
+    if (!group) return true;
     const bool again = !done.insert(group->key()).second;
     if (again) group->Problem("a duplicate key: an earlier sample of this shard has it");
-    out.samples.push_back(std::move(*group).Finish());
+    const bool go_on = hooks.sample(ordinal++, std::move(*group).Finish());
     group.reset();
+    return go_on;
   };
   for (;;) {
     Result<std::optional<TarMember>> next = tar->Next();
-    if (!next.ok()) {  // the sample in progress may be cut short: the damage stands for it
-      out.damage = next.status();
-      group.reset();
-      break;
-    }
+    if (!next.ok()) return next.status();  // the sample in progress may be cut short: the damage stands for it
     if (!*next) break;
     const TarMember& m = **next;
     std::optional<MemberKey> name = SplitMemberName(m.name);
     if (!name) continue;  // no extension: not part of a sample (as the webdataset library)
-    if (group && group->key() != name->key) finish();
+    if (group && group->key() != name->key && !finish()) return Status::OK();
     if (!group) group.emplace(name->key, spec);
-    if (Status st = group->Add(m, name->ext, tar); !st.ok()) {
-      out.damage = st;
-      group.reset();  // its label was cut short: the damage names it
-      break;
-    }
+    // An error here: its label (or image) was cut short, and the damage names it.
+    SLUICE_RETURN_IF_ERROR(group->Add(m, name->ext, tar, ordinal, hooks.image));
   }
   finish();
+  return Status::OK();
+}
+
+ShardIndex IndexShard(TarReader* tar, const WebDatasetSpec& spec) {
+  ShardIndex out;
+  ShardWalkHooks hooks;
+  hooks.sample = [&](int64_t, ShardSample&& sample) {
+    out.samples.push_back(std::move(sample));
+    return true;
+  };
+  out.damage = WalkShard(tar, spec, hooks);
   return out;
 }
 

@@ -12,11 +12,14 @@
 // the archive itself (truncated, a corrupt header) ends the walk: the samples before it are
 // kept, the damage is returned beside them.
 //
-// Thread-safety: a pure function of its input.
+// WalkShard does the same walk for a stream, handing out each sample as it passes.
+//
+// Thread-safety: pure functions of their input.
 #ifndef SLUICE_IO_WEBDATASET_INDEX_H_
 #define SLUICE_IO_WEBDATASET_INDEX_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,18 @@ struct ShardIndex {
 inline constexpr int64_t kMaxLabelMemberBytes = int64_t{1} << 20;
 
 ShardIndex IndexShard(TarReader* tar, const WebDatasetSpec& spec);
+
+// The same walk for a reader that takes the samples as they pass (a stream, which cannot go
+// back for an image): `image` (optional) is called for each image member that is, so far, the
+// best of its sample, which is the `ordinal`-th of the shard (from 0); it may read the member's
+// data (tar->ReadData), and an error from it ends the walk. `sample` gets each sample once its
+// members have passed, and returns false to stop the walk there. Returns the damage that ended
+// the walk (OK at the end of the archive, or when stopped).
+struct ShardWalkHooks {
+  std::function<Status(int64_t ordinal, const TarMember& member, TarReader* tar)> image;
+  std::function<bool(int64_t ordinal, ShardSample&& sample)> sample;
+};
+Status WalkShard(TarReader* tar, const WebDatasetSpec& spec, const ShardWalkHooks& hooks);
 
 }  // namespace sluice
 

@@ -47,7 +47,7 @@ struct Fixture {
     options.on_error = on_error;
     options.prefetch = prefetch;
     options.num_threads = options.io_threads = 1;
-    ShardOptions shard{10, false, 0, 4, LastBatch::kPad, 0, 1};
+    ShardOptions shard{10, false, 0, 4, LastBatch::kPad, 0, 1, {}};
     schedule = std::make_shared<const EpochSchedule>(*EpochSchedule::Create(shard, 0));
   }
   std::shared_ptr<const Source> source;

@@ -12,6 +12,7 @@
 
 #include "core/timed_mutex.h"
 #include "io/memory_cache.h"
+#include "io/stream_session.h"
 #include "pipeline/batch_ring.h"
 #include "pipeline/cpu/cpu_executor.h"
 #include "pipeline/gpu/gpu_executor.h"
@@ -25,7 +26,13 @@ class Loader::Impl {
   Impl(std::shared_ptr<const Source> source, Plan plan, LoaderOptions options)
       : source_(std::move(source)), plan_(std::move(plan)), options_(options),
         shard_{source_->size(), options.shuffle, options.seed, options.batch_size, options.last_batch,
-               options.rank, options.world_size} {}
+               options.rank, options.world_size, EpochOrderOf(source_)} {}
+
+  static EpochOrderFn EpochOrderOf(const std::shared_ptr<const Source>& source) {
+    return [source](bool shuffle, uint64_t seed, int64_t epoch, int world_size) {
+      return source->EpochOrder(shuffle, seed, epoch, world_size);
+    };
+  }
 
   Status Start() {
     // Epoch 0's schedule: checks rank, world size and policy before any work starts.
@@ -69,6 +76,7 @@ class Loader::Impl {
   // goes first: it waits for the batches in flight while the executor's threads and memory exist.
   void Close() {
     if (Forked()) return;  // the threads are the parent's
+    if (stream_ != nullptr) stream_->Stop();  // wakes reads waiting for a stream
     {
       std::lock_guard<std::mutex> lock(ring_mu_);
       closed_ = true;
@@ -98,6 +106,7 @@ class Loader::Impl {
 
   std::shared_ptr<const Source> source_;
   std::shared_ptr<MemoryCache> cache_;  // the source, when options_.memory_cache_bytes > 0
+  std::shared_ptr<StreamSession> stream_;  // the source, when it is a StreamSource
   Plan plan_;
   LoaderOptions options_;
   ShardOptions shard_;
@@ -163,8 +172,16 @@ Status Loader::Impl::LoadState(const LoaderState& st) {
     // A finished epoch (with "drop", samples were left out on purpose): nothing remains.
     r.resumed_from.assign(static_cast<size_t>(source_->size()), 1);
   } else {
-    // Elastic: the positions not yet delivered, sharded under this loader's settings.
-    r.resumed_from = before->ConsumedAfter(st.batches);
+    // Elastic: the samples not yet delivered, sharded under this loader's settings. A streamed
+    // source's order depends on the world size: the positions are carried over by sample.
+    const std::vector<uint8_t> consumed = before->ConsumedAfter(st.batches);
+    Result<EpochSchedule> fresh = EpochSchedule::Create(shard_, st.epoch);
+    if (!fresh.ok()) return fresh.status().WithPrefix("load_state: cannot resume under these settings");
+    std::vector<uint8_t> by_index(consumed.size(), 0);
+    for (size_t p = 0; p < consumed.size(); ++p)
+      if (consumed[p] != 0) by_index[static_cast<size_t>(before->order()[p])] = 1;
+    r.resumed_from.assign(consumed.size(), 0);
+    for (size_t p = 0; p < consumed.size(); ++p) r.resumed_from[p] = by_index[static_cast<size_t>(fresh->order()[p])];
   }
   Result<EpochSchedule> after = EpochSchedule::Create(shard_, st.epoch, r.resumed_from);
   if (!after.ok()) return after.status().WithPrefix("load_state: cannot resume under these settings");
@@ -183,6 +200,18 @@ Result<std::unique_ptr<Loader>> Loader::Create(std::shared_ptr<const Source> sou
     return InvalidArgument("datasets of 2^32 samples or more are not supported");
   SLUICE_ASSIGN_OR_RETURN(Plan plan, Plan::Create(std::move(transforms)));
   SLUICE_RETURN_IF_ERROR(CheckOptions(options, plan));
+  std::shared_ptr<StreamSession> stream;
+  if (auto streamed = std::dynamic_pointer_cast<const StreamSource>(source)) {
+    if (options.memory_cache_bytes > 0)
+      return InvalidArgument("cache='memory' keeps files and indexed shards; streamed shards are kept by the "
+                             "WebDataset's disk cache (cache_dir)");
+    const LoaderOptions resolved = ResolveOptions(options);
+    // Room for the shuffle window, the batches read ahead and a batch in the consumer's hands.
+    const int64_t lookahead = streamed->options().layout.window +
+                              int64_t{resolved.prefetch.value_or(2) + 2} * options.batch_size;
+    stream = std::make_shared<StreamSession>(std::move(streamed), lookahead, options.max_file_bytes);
+    source = stream;
+  }
   std::shared_ptr<MemoryCache> cache;
   if (options.memory_cache_bytes > 0) {
     cache = std::make_shared<MemoryCache>(std::move(source), options.memory_cache_bytes);
@@ -190,6 +219,7 @@ Result<std::unique_ptr<Loader>> Loader::Create(std::shared_ptr<const Source> sou
   }
   auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), ResolveOptions(options));
   impl->cache_ = std::move(cache);
+  impl->stream_ = std::move(stream);
   SLUICE_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<Loader>(new Loader(std::move(impl)));
 }
@@ -256,6 +286,12 @@ Status Loader::StartEpoch(int64_t epoch) {
     m.resumed_from_ = std::move(resumed_from);
     m.started_ = true;
   }
+  if (m.stream_ != nullptr) {
+    // The streams are told what this epoch reads once the last epoch's reads have ended.
+    m.stream_->Stop();
+    m.ring_->Cancel();
+    m.stream_->Plan(schedule->IndicesFrom(position));
+  }
   m.ring_->StartEpoch(std::move(schedule), position);
   return Status::OK();
 }
@@ -315,6 +351,21 @@ LoaderStats Loader::stats() const {
     s.cache_misses = c.misses;
     s.cache_bytes = c.bytes;
     s.cache_budget = c.budget;
+  }
+  if (impl_->stream_ != nullptr) {
+    const StreamSession::Counters c = impl_->stream_->counters();
+    s.stream_shards = c.shards;
+    s.stream_shards_from_disk_cache = c.from_cache;
+    s.stream_bytes = c.bytes;
+    s.stream_held_peak = c.held_peak;
+    if (const ShardDiskCache* disk = impl_->stream_->source().disk_cache()) {
+      const ShardDiskCache::Counters d = disk->counters();
+      s.disk_cache_hits = d.hits;
+      s.disk_cache_misses = d.misses;
+      s.disk_cache_evictions = d.evictions;
+      s.disk_cache_bytes = d.bytes;
+      s.disk_cache_budget = d.budget;
+    }
   }
   return s;
 }

@@ -223,8 +223,10 @@ def test_shard_errors_name_the_shard(written, tmp_path):
         sluice.WebDataset(3)
     with pytest.raises(TypeError, match="label_key must be a str"):
         sluice.WebDataset(written[0], label_key=1)
-    with pytest.raises(ValueError, match="not read yet"):
-        sluice.WebDataset("http://127.0.0.1:1/a.tar")
+    with pytest.raises(OSError, match=r"http://127\.0\.0\.1:1/a\.tar: the transfer failed at byte 0 after 1 attempt"):
+        sluice.WebDataset("http://127.0.0.1:1/a.tar", retries=0, index_cache=None)  # nothing listens there
+    with pytest.raises(ValueError, match=r"http://127\.0\.0\.1:1/a\.tar: .* use mode='stream'"):
+        sluice.WebDataset("http://127.0.0.1:1/a.tar", mode="indexed")
     notar = tmp_path / "notar.tar"
     notar.write_bytes(b"x" * 2048)
     ds = sluice.WebDataset(str(notar))  # one entry: the damage, raised when read

@@ -1,0 +1,116 @@
+// StreamSession: one loader's reading of a StreamSource. As each epoch starts, the loader tells
+// it which samples it will read, in order (Plan); the session then streams the shards that hold
+// them, on a few threads (one shard each), keeps each wanted sample from when it passes until
+// the loader's Read takes it, and lets a stream run no more than `lookahead` places ahead of the
+// earliest sample not yet taken (the stream waits meanwhile): host memory stays bounded by about
+// `lookahead` samples whatever the dataset's size. Samples it does not want (another rank's, or
+// ones taken before a resume) are passed over unread. A shard read twice in one epoch (padding)
+// is streamed twice.
+//
+//   auto session = std::make_shared<StreamSession>(source, lookahead, max_file_bytes);
+//   session->Plan(schedule.IndicesFrom(0));            // then Read(i) for those, in about that order
+//   session->Stop();                                    // wakes every waiting Read (Cancelled)
+//
+// A shard that cannot be opened, is cut short or is damaged fails the samples of it still
+// wanted, each with the error naming the shard (and the member where known), so the loader's
+// on_error decides. label() and name() give what a sample's stream said once it has passed.
+//
+// Thread-safety: Read and the accessors from any thread. Plan from one thread, with no Read in
+// progress (the loader cancels its batches first); Stop from any thread.
+#ifndef SLUICE_IO_STREAM_SESSION_H_
+#define SLUICE_IO_STREAM_SESSION_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "io/stream_source.h"
+#include "sluice/source.h"
+
+namespace sluice {
+
+class StreamSession : public Source {
+ public:
+  // `lookahead`: how far (in samples of the plan) a stream may run ahead; at least the shuffle
+  // window plus the batches the loader reads ahead. REQUIRES: source != nullptr; lookahead >= 1.
+  StreamSession(std::shared_ptr<const StreamSource> source, int64_t lookahead, int64_t max_file_bytes);
+  ~StreamSession() override;
+  StreamSession(const StreamSession&) = delete;
+  StreamSession& operator=(const StreamSession&) = delete;
+
+  int64_t size() const override { return source_->size(); }
+  int64_t label(int64_t index) const override;
+  std::string name(int64_t index) const override;
+  // Waits until sample `index` has passed in its stream (or failed). Cancelled after Stop();
+  // FailedPrecondition for a sample the plan does not hold (or holds fewer times).
+  Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const override;
+  uint64_t Digest() const override { return source_->Digest(); }
+  std::vector<int64_t> EpochOrder(bool shuffle, uint64_t seed, int64_t epoch, int world_size) const override {
+    return source_->EpochOrder(shuffle, seed, epoch, world_size);
+  }
+
+  // Stops what runs, then starts reading for `wanted`: sample indices, in the order the loader
+  // will read them (an index twice when it is read twice).
+  void Plan(const std::vector<int64_t>& wanted);
+  // Ends every stream and wakes every waiting Read; Reads fail until the next Plan.
+  void Stop();
+
+  struct Counters {
+    int64_t shards = 0;            // streams opened (a shard read twice counts twice)
+    int64_t from_cache = 0;        // of them, read from the disk cache's copy
+    int64_t bytes = 0;             // image bytes kept from the streams
+    int64_t held_bytes = 0;        // kept now, not yet taken
+    int64_t held_peak = 0;         // the most ever held
+  };
+  Counters counters() const;
+  const StreamSource& source() const { return *source_; }
+
+ private:
+  struct Slot;
+  struct Pass;
+  void Work();  // a stream thread: runs passes until there is none to start
+  void RunPass(size_t p);
+  // With mu_ held: whether pass p may start (its first sample is within the lookahead).
+  bool Startable(size_t p) const;
+  // With mu_ held: a thread more when the earliest sample's shard waits for one while every
+  // thread is busy (streams that wait for room can only free theirs by going on).
+  void EnsureFrontierStarts() const;
+  void Store(size_t pass, int64_t slot, Status status, std::shared_ptr<uint8_t> bytes, size_t size, int64_t label,
+             const std::string& name);
+  void FailRest(size_t pass, const Status& why);
+  Status WaitForRoom(size_t pass);
+
+  std::shared_ptr<const StreamSource> source_;
+  const int64_t lookahead_;
+  const int64_t max_file_bytes_;
+  const size_t threads_wanted_;
+  std::atomic<bool> stopped_{true};
+  StreamOptions stream_options_;  // the source's, with cancel = &stopped_
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable taken_cv_;  // a slot was stored, or Stop (Read waits on it)
+  mutable std::condition_variable room_cv_;   // the frontier moved, or Stop (streams and idle threads wait)
+  mutable std::vector<Slot> slots_;           // the plan, in order
+  mutable std::vector<int32_t> pass_of_;      // slot -> its pass
+  mutable std::unordered_map<int64_t, std::vector<int64_t>> slots_of_;  // index -> its slots, in order
+  std::vector<Pass> passes_;                  // by first slot
+  size_t next_pass_ = 0;                      // the next pass to start
+  mutable int64_t frontier_ = 0;              // the earliest slot not taken
+  mutable size_t idle_ = 0;                   // threads waiting for a pass to start
+  mutable std::vector<std::thread> threads_;
+  mutable std::vector<int64_t> labels_;       // by index: the source's, then what the streams said
+  mutable std::unordered_map<int64_t, std::string> names_;  // by index, for samples that failed
+  mutable Counters counters_;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_IO_STREAM_SESSION_H_

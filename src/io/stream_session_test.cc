@@ -1,0 +1,209 @@
+#include "io/stream_session.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "io/epoch_schedule.h"
+#include "io/tar_source.h"
+#include "io/tar_test_util.h"
+
+namespace sluice {
+namespace {
+using namespace sluice::testing;  // NOLINT: test helpers
+
+ByteAllocator Heap() {
+  return [](size_t n) { return std::shared_ptr<uint8_t>(new uint8_t[n], std::default_delete<uint8_t[]>()); };
+}
+
+std::string Text(const Result<SampleBytes>& b) {
+  if (b.ok()) return std::string(reinterpret_cast<const char*>(b->data), b->size);
+  std::string out = "<";
+  out.append(b.status().ToString()).append(">");
+  return out;
+}
+
+class StreamSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("sluice_stream_session_" + std::to_string(getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Shard s holds samples "s-k" (k < sizes[s]), each image's bytes its own name, label 10*s + k.
+  std::vector<std::string> Shards(const std::vector<int>& sizes) {
+    std::vector<std::string> paths;
+    for (size_t s = 0; s < sizes.size(); ++s) {
+      std::vector<uint8_t> tar;
+      for (int k = 0; k < sizes[s]; ++k) {
+        std::string key = std::to_string(s);
+        key.append("-").append(std::to_string(k));
+        Member(&tar, key + ".jpg", std::string("image ").append(key));
+        Member(&tar, key + ".cls", std::to_string(10 * s + static_cast<size_t>(k)));
+      }
+      End(&tar);
+      paths.push_back(Write(std::string("s").append(std::to_string(s)).append(".tar"), tar));
+    }
+    return paths;
+  }
+  std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    return path;
+  }
+  static std::shared_ptr<const StreamSource> Source(const std::vector<std::string>& urls, std::vector<int64_t> counts = {},
+                                                    int lanes = 2, int64_t window = 3) {
+    StreamSource::Options o;
+    o.layout = {lanes, window};
+    auto src = StreamSource::Create(urls, std::move(counts), o);
+    EXPECT_TRUE(src.ok()) << src.status().ToString();
+    return src.ok() ? *src : nullptr;
+  }
+  // The indices rank `rank` of `world` reads in epoch `epoch`, in order.
+  static std::vector<int64_t> Wanted(const StreamSource& src, int rank, int world, LastBatch policy = LastBatch::kPad) {
+    ShardOptions o{src.size(), true, 3, 4, policy, rank, world,
+                   [&src](bool sh, uint64_t seed, int64_t e, int w) { return src.EpochOrder(sh, seed, e, w); }};
+    auto s = EpochSchedule::Create(o, 2);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s->IndicesFrom(0);
+  }
+  std::filesystem::path dir_;
+};
+
+// Every rank's reads, in its order, give what the indexed source reads by offset, with the
+// labels the shards hold; padding repeats are read again.
+TEST_F(StreamSessionTest, ReadsGiveWhatTheIndexedSourceReads) {
+  const std::vector<std::string> urls = Shards({5, 3, 7, 4});
+  auto indexed = TarSource::Create(urls, WebDatasetSpec{});
+  ASSERT_TRUE(indexed.ok());
+  auto src = Source(urls);
+  ASSERT_EQ(src->size(), 19);
+  for (int world : {1, 2, 3}) {
+    for (int rank = 0; rank < world; ++rank) {
+      StreamSession session(src, 8, 1 << 20);
+      const std::vector<int64_t> wanted = Wanted(*src, rank, world);
+      session.Plan(wanted);
+      for (int64_t i : wanted) {
+        EXPECT_EQ(Text(session.Read(i, Heap(), 1 << 20)), Text((*indexed)->Read(i, Heap(), 1 << 20))) << i;
+        EXPECT_EQ(session.label(i), (*indexed)->label(i));
+      }
+      EXPECT_GT(session.counters().shards, 0);
+      EXPECT_EQ(session.counters().held_bytes, 0);
+    }
+  }
+}
+
+// Reads may come from several threads and out of order, within the lookahead.
+TEST_F(StreamSessionTest, ConcurrentReadsOutOfOrder) {
+  auto src = Source(Shards({30, 20, 25}), {}, 3, 10);
+  const std::vector<int64_t> wanted = Wanted(*src, 0, 1);
+  StreamSession session(src, 12, 1 << 20);
+  for (int round = 0; round < 3; ++round) {
+    session.Plan(wanted);
+    std::vector<std::string> got(wanted.size());
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 4; ++t)
+      readers.emplace_back([&, t] {
+        for (size_t q = static_cast<size_t>(t); q < wanted.size(); q += 4) got[q] = Text(session.Read(wanted[q], Heap(), 100));
+      });
+    for (std::thread& r : readers) r.join();
+    for (size_t q = 0; q < wanted.size(); ++q) {
+      const auto [shard, k] = src->Locate(wanted[q]);
+      EXPECT_EQ(got[q], "image " + std::to_string(shard) + "-" + std::to_string(k));
+    }
+  }
+}
+
+// Held samples stay within the lookahead: a reader that stops leaves the streams waiting.
+TEST_F(StreamSessionTest, StreamsWaitForTheReaderAndStopWakesEveryone) {
+  auto src = Source(Shards({40, 40}), {}, 2, 4);
+  const std::vector<int64_t> wanted = Wanted(*src, 0, 1);
+  StreamSession session(src, 6, 1 << 20);
+  session.Plan(wanted);
+  for (size_t q = 0; q < 5; ++q) ASSERT_TRUE(session.Read(wanted[q], Heap(), 100).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const int64_t sample = static_cast<int64_t>(std::string("image 0-00").size());
+  EXPECT_LE(session.counters().held_bytes, 8 * sample) << "at most lookahead + lanes samples held";
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    session.Stop();
+  });
+  // Index 79's sample is planned last: this Read waits until Stop.
+  Result<SampleBytes> late = session.Read(wanted.back(), Heap(), 100);
+  stopper.join();
+  EXPECT_EQ(late.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(session.Read(wanted[5], Heap(), 100).status().code(), StatusCode::kCancelled);
+}
+
+// Damage and missing shards fail the samples still wanted, each naming the shard; counts from a
+// manifest that a shard does not hold fail the missing samples.
+TEST_F(StreamSessionTest, BadShardsFailTheirSamplesNamingThem) {
+  std::vector<std::string> urls = Shards({3, 3, 3});
+  std::vector<uint8_t> cut;
+  Member(&cut, "0.jpg", "image c-0");
+  Member(&cut, "0.cls", "1");
+  Member(&cut, "1.jpg", std::string(2000, 'x'));
+  cut.resize(cut.size() - 1000);  // the second image is cut short
+  urls.push_back(Write("cut.tar", cut));
+  urls.push_back((dir_ / "missing.tar").string());
+  auto src = Source(urls, {3, 3, 4, 2, 2});  // shard 2 holds 3, not 4
+  StreamSession session(src, 100, 1 << 20);
+  std::vector<int64_t> all(static_cast<size_t>(src->size()));
+  std::iota(all.begin(), all.end(), 0);
+  session.Plan(all);
+  for (int64_t i = 0; i < 9; ++i) EXPECT_TRUE(session.Read(i, Heap(), 1 << 20).ok()) << i;
+  Result<SampleBytes> extra = session.Read(9, Heap(), 1 << 20);
+  EXPECT_EQ(extra.status().code(), StatusCode::kCorruptData);
+  EXPECT_NE(extra.status().message().find("s2.tar: the shard ends after 3 samples; 4 were expected"), std::string::npos)
+      << extra.status().message();
+  EXPECT_EQ(Text(session.Read(10, Heap(), 1 << 20)), "image c-0");
+  Result<SampleBytes> damaged = session.Read(11, Heap(), 1 << 20);
+  EXPECT_EQ(damaged.status().code(), StatusCode::kCorruptData);
+  EXPECT_NE(damaged.status().message().find("cut.tar"), std::string::npos) << damaged.status().message();
+  for (int64_t i : {12, 13}) {
+    Result<SampleBytes> missing = session.Read(i, Heap(), 1 << 20);
+    EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+    EXPECT_NE(missing.status().message().find("missing.tar"), std::string::npos) << missing.status().message();
+  }
+  EXPECT_EQ(session.Read(0, Heap(), 1 << 20).status().code(), StatusCode::kFailedPrecondition) << "read twice";
+}
+
+TEST_F(StreamSessionTest, ASampleOverTheSizeLimitIsRefusedNamingIt) {
+  auto src = Source(Shards({2}));
+  StreamSession session(src, 10, 9);  // "image 0-0" is 9 bytes: fits; the limit per Read is lower
+  session.Plan({0, 1});
+  Result<SampleBytes> r = session.Read(0, Heap(), 5);
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(r.status().message().find("s0.tar:0-0.jpg"), std::string::npos) << r.status().message();
+  EXPECT_EQ(Text(session.Read(1, Heap(), 100)), "image 0-1");
+}
+
+TEST(StreamSourceTest, ClearErrors) {
+  StreamSource::Options o;
+  EXPECT_EQ(StreamSource::Create({}, {}, o).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(StreamSource::Create({"a.tar"}, {1, 2}, o).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(StreamSource::Create({"a.tar"}, {0}, o).status().code(), StatusCode::kInvalidArgument);
+  auto missing = StreamSource::Create({"/nonexistent/a.tar"}, {}, o);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  o.layout.window = 0;
+  EXPECT_EQ(StreamSource::Create({"a.tar"}, {1}, o).status().code(), StatusCode::kInvalidArgument);
+  auto counted = StreamSource::Create({"http://h/a.tar", "http://h/b.tar"}, {2, 3}, StreamSource::Options{});
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ((*counted)->size(), 5);
+  EXPECT_EQ((*counted)->name(3), "http://h/b.tar#1");
+  EXPECT_EQ((*counted)->label(3), -1);
+  EXPECT_EQ((*counted)->Read(0, Heap(), 10).status().code(), StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace sluice
