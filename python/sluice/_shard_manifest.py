@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -10,6 +11,11 @@ from .pack import MANIFEST, parse_manifest
 
 
 def _base_name(url: str) -> str:
+    """The shard's file name: the url's last path part; for a pipe: command, that of the last
+    word that names a .tar file ("pipe:aws s3 cp s3://b/train-0001.tar -" -> train-0001.tar)."""
+    if url.startswith("pipe:"):
+        words = [w for w in re.split(r"[\s;|&<>'\"]+", url[5:]) if ".tar" in w]
+        url = words[-1] if words else url
     path = urllib.parse.urlsplit(url).path if url.startswith(("http://", "https://")) else url
     return path.rstrip("/").rsplit("/", 1)[-1]
 

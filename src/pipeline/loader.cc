@@ -76,12 +76,12 @@ class Loader::Impl {
   // goes first: it waits for the batches in flight while the executor's threads and memory exist.
   void Close() {
     if (Forked()) return;  // the threads are the parent's
-    if (stream_ != nullptr) stream_->Stop();  // wakes reads waiting for a stream
     {
       std::lock_guard<std::mutex> lock(ring_mu_);
       closed_ = true;
       if (ring_ == nullptr) return;
       ring_->Abort("the loader is closed");
+      if (stream_ != nullptr) stream_->Stop();  // after Abort: reads that fail now end no batch handed out
       if (executor_->OnOwnThread()) return;  // joined by a later Close() or the destructor
     }
     std::lock_guard<TimedMutex> drive(drive_mu_);
