@@ -49,8 +49,8 @@ asan: deps
 
 # The tests of what runs on several threads: the thread pool, the loader's drive lock, the host
 # pool, the reader, the batch ring, the CPU loader (executor, lifecycle and close races), the
-# route scheduler and the memory cache.
-TSAN_TESTS = ThreadPool|TimedMutex|HostPool|Reader|BatchRing|Loader|RouteScheduler|MemoryCache
+# route scheduler, the memory cache, and streamed shards (the session, the disk cache, pipes).
+TSAN_TESTS = ThreadPool|TimedMutex|HostPool|Reader|BatchRing|Loader|RouteScheduler|MemoryCache|StreamSession|ShardDiskCache|PipeInput
 
 tsan: deps
 	cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=thread -DSLUICE_BUILD_PYTHON=OFF

@@ -7,6 +7,8 @@ the hybrid/CPU decoders; ROI decoding; torchvision's default area and aspect ran
 224x224 -> crop_mirror_normalize (random flip, ImageNet mean/std, float16, CHW). Batches reach
 torch through DALIGenericIterator, on the GPU.
 
+WebDataset row (bench/shard_bench.py): the same over local tar shards through readers.webdataset.
+
 Seed-pipeline row (bench/augment_bench.py): readers.file -> decoders.image (mixed) -> resize (the
 shorter side to 1.2 x size) -> rotate (uniform +-20 degrees, same size, black fill) -> crop (size
 x size at a uniform position) -> color_twist (brightness, contrast, saturation uniform in
@@ -77,6 +79,29 @@ def rrc_row(data: str, threads: int, hw_load: float, device_id: int = 0):
                                           mean=[255 * m for m in MEAN], std=[255 * s for s in STD],
                                           mirror=fn.random.coin_flip(probability=0.5))
         return images, labels.gpu()
+
+    return torch_row(dali, pipeline())
+
+
+def webdataset_rrc_row(shards: list, threads: int, hw_load: float, device_id: int = 0):
+    """The RandomResizedCrop row over local WebDataset shards (bench/shard_bench.py):
+    readers.webdataset (shuffled through its buffer; no index files, so DALI walks each shard
+    when it starts) -> the same steps as rrc_row. The label member's text is padded to 8 bytes."""
+    dali = import_dali()
+    fn, types = dali.fn, dali.types
+
+    @dali.pipeline_def(batch_size=BATCH, num_threads=threads, device_id=device_id, seed=0)
+    def pipeline():
+        jpegs, cls = fn.readers.webdataset(paths=shards, ext=["jpg", "cls"], random_shuffle=True,
+                                           initial_fill=1024, name="Reader")
+        images = fn.decoders.image_random_crop(jpegs, device="mixed", output_type=types.RGB,
+                                               hw_decoder_load=hw_load, random_area=[0.08, 1.0],
+                                               random_aspect_ratio=[3 / 4, 4 / 3])
+        images = fn.resize(images, resize_x=SIZE, resize_y=SIZE)
+        images = fn.crop_mirror_normalize(images, dtype=types.FLOAT16, output_layout="CHW",
+                                          mean=[255 * m for m in MEAN], std=[255 * s for s in STD],
+                                          mirror=fn.random.coin_flip(probability=0.5))
+        return images, fn.pad(cls, axes=[0], shape=[8]).gpu()
 
     return torch_row(dali, pipeline())
 

@@ -7,6 +7,7 @@
 #include "bindings.h"
 #include "io/shard_stream.h"
 #include "io/shard_urls.h"
+#include "io/stream_order.h"
 #include "io/stream_source.h"
 
 namespace sluice::python {
@@ -52,6 +53,19 @@ void RegisterShardStreams(nb::module_& m) {
       nb::arg("lanes"), nb::arg("window"), nb::arg("retries"), nb::arg("timeout"),
       "(Source, shard urls, shards walked, of them indexed from the cache) of WebDataset shards read as streams; "
       "urls as _expand_shard_urls gives them; counts: samples per shard (from a manifest), or empty to walk them.");
+  m.def(
+      "_stream_order",
+      [](const std::vector<int64_t>& shard_sizes, int lanes, int64_t window, bool shuffle, uint64_t seed, int64_t epoch,
+         int world_size) {
+        if (lanes < 1 || window < 1 || world_size < 1) Check(InvalidArgument("lanes, window and world_size must be >= 1"));
+        for (int64_t n : shard_sizes)
+          if (n < 0) Check(InvalidArgument("shard sizes must be >= 0"));
+        return StreamOrder(shard_sizes, StreamLayout{lanes, window}, shuffle, seed, epoch, world_size);
+      },
+      nb::arg("shard_sizes"), nb::arg("lanes"), nb::arg("window"), nb::arg("shuffle"), nb::arg("seed"), nb::arg("epoch"),
+      nb::arg("world_size"),
+      "An epoch's order over streamed shards (io/stream_order.h): global position -> sample index; rank r takes "
+      "positions r, r + world_size, ...");
   m.def(
       "_expand_shard_urls",
       [](nb::handle urls) {
