@@ -213,30 +213,49 @@ def start_server(shards: str, nginx: str | None, tmp: str):
     """(process, port, what): an HTTP server for SHARDS on loopback, ready."""
     port = free_port()
     if nginx:
-        conf = os.path.join(tmp, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(f"""daemon off; worker_processes 4; pid {tmp}/nginx.pid; error_log stderr;
+        try:
+            return start_nginx(shards, nginx, tmp, port)
+        except RuntimeError as e:
+            print(f"# nginx did not start ({e}); Python's http.server serves instead", flush=True)
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                             "--directory", shards], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_port(proc, port, "http.server")
+    return proc, port, f"Python {sys.version.split()[0]} http.server"
+
+
+def wait_for_port(proc, port: int, what: str) -> None:
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{what} exited with status {proc.returncode}")
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"{what} did not listen within 10 s")
+
+
+def start_nginx(shards: str, nginx: str, tmp: str, port: int):
+    """nginx (the binary `nginx`) serving SHARDS with sendfile: (process, port, what)."""
+    conf = os.path.join(tmp, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""daemon off; worker_processes 4; pid {tmp}/nginx.pid; error_log stderr;
 events {{ worker_connections 1024; }}
 http {{ access_log off; sendfile on; tcp_nopush on; types {{ }} default_type application/x-tar;
   client_body_temp_path {tmp}/b; proxy_temp_path {tmp}/p; fastcgi_temp_path {tmp}/f;
   uwsgi_temp_path {tmp}/u; scgi_temp_path {tmp}/s;
   server {{ listen 127.0.0.1:{port}; root {shards}; }} }}
 """)
-        proc = subprocess.Popen([nginx, "-p", tmp, "-c", conf], stderr=subprocess.PIPE)
-        what = "nginx " + subprocess.run([nginx, "-v"], capture_output=True, text=True).stderr.strip().split("/")[-1]
-    else:
-        proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-                                 "--directory", shards], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        what = f"Python {sys.version.split()[0]} http.server"
-    for _ in range(100):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, port, what
-        except OSError:
-            if proc.poll() is not None:
-                raise SystemExit(f"the HTTP server ({what}) exited: {proc.stderr.read() if proc.stderr else ''}")
-            time.sleep(0.1)
-    raise SystemExit(f"the HTTP server ({what}) did not start")
+    log = open(os.path.join(tmp, "nginx.log"), "w")
+    proc = subprocess.Popen([nginx, "-e", "stderr", "-p", tmp, "-c", conf], stdout=log, stderr=log)
+    try:
+        wait_for_port(proc, port, "nginx")
+    except RuntimeError as e:
+        with open(os.path.join(tmp, "nginx.log")) as f:
+            raise RuntimeError(f"{e}: {f.read()[-300:]}") from None
+    version = subprocess.run([nginx, "-v"], capture_output=True, text=True).stderr.strip().split("/")[-1]
+    return proc, port, f"nginx {version} (sendfile)"
 
 
 def brace(names: list[str]) -> str:

@@ -13,6 +13,16 @@ if [ -d .whl ] && [ ! -f /tmp/site/.done ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
     touch /tmp/site/.done
 fi
+# libcurl is loaded at run time (http:// shards): the carried one only where the machine has none.
+if ! ldconfig -p | grep -qE 'libcurl(-gnutls)?\.so\.4' && [ -d .deb/curl ]; then
+  [ -f .deb/curlroot/.done ] || { mkdir -p .deb/curlroot && for f in .deb/curl/*.deb; do dpkg -x "$f" .deb/curlroot; done &&
+    touch .deb/curlroot/.done; }
+  export LD_LIBRARY_PATH=$PWD/.deb/curlroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  echo "device_env: no libcurl on this machine: the carried one is used"
+fi
+if [ -d .deb/nginx ] && [ ! -f .deb/nginxroot/.done ]; then
+  mkdir -p .deb/nginxroot && for f in .deb/nginx/*.deb; do dpkg -x "$f" .deb/nginxroot; done && touch .deb/nginxroot/.done
+fi
 export CPATH=$SLUICE_DEB_ROOT/usr/include:$SLUICE_DEB_ROOT/usr/include/x86_64-linux-gnu
 export LIBRARY_PATH=$SLUICE_DEB_ROOT/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$SLUICE_DEB_ROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}

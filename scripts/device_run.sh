@@ -3,7 +3,7 @@
 # .deb/: that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network),
 # run the C++ and Python tests (the GPU ones included), make the benchmark datasets (a) and (b), run
 # the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
-#   usage (device tool, carry [".deb"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|multigpu|all]
+#   usage (device tool, carry [".deb", ".whl"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|multigpu|shards|all]
 #   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)
 #   probe: builds the Python module only and runs bench/gpu_probe.py on dataset (a) with the
 #   configurations in PROBE (separated by spaces; see that script).
@@ -11,6 +11,9 @@
 #   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader (SYSTEMS,
 #   ROUTE: one or more routes, JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs.
 #   scaling: the same without the tests.
+#   shards (issue 17; after `prepare` in the call before): the tests of shards and the GPU
+#   path (ctest; pytest on the webdataset, pack and GPU files), then bench/shard_bench.py on
+#   dataset (a) with nginx from .deb/nginx (SHARD_ROWS: substrings of the rows to run).
 #   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
 #   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
 #   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
@@ -41,9 +44,13 @@ build_tree() {
 }
 
 # Datasets (a) and (b), kept by a warm machine.
-make_datasets() {
-  [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet && touch /tmp/data_a.done; }
-  [ -f /tmp/data_b.done ] || { "$PY" -m sluice make-dataset /tmp/data_b -n "${N:-4096}" --preset small --quiet && touch /tmp/data_b.done; }
+make_datasets() {  # DATASETS: which ("a b" by default)
+  case " ${DATASETS:-a b} " in *" a "*)
+    [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet && touch /tmp/data_a.done; } ;;
+  esac
+  case " ${DATASETS:-a b} " in *" b "*)
+    [ -f /tmp/data_b.done ] || { "$PY" -m sluice make-dataset /tmp/data_b -n "${N:-4096}" --preset small --quiet && touch /tmp/data_b.done; } ;;
+  esac
 }
 
 # prepare (run it in the background with setsid): this tree's build, the datasets, and OLD's build
@@ -95,6 +102,22 @@ if [ "$what" = soak ]; then
   done
   [ "${SOAK_CPU:-1}" = 1 ] && { echo "== CPU"; "$PY" bench/soak.py /tmp/data_soak --epochs "${EPOCHS:-100}" \
     --batch-size 256 --json "$OUT/soak_cpu.json" 2>&1 | tail -"${SOAK_LINES:-4}"; }
+  exit 0
+fi
+
+if [ "$what" = shards ]; then
+  ctest --test-dir build/gpu -j 16 --output-on-failure >"$OUT/ctest.log" 2>&1
+  echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+  "$PY" -m pytest -q -p no:cacheprovider -n 8 tests/python/test_webdataset.py tests/python/test_webdataset_stream.py \
+    tests/python/test_pack.py tests/python/test_gpu.py tests/python/test_shards.py >"$OUT/pytest.log" 2>&1
+  echo "pytest: $(tail -1 "$OUT/pytest.log")"
+  grep -E "^FAILED|^ERROR" "$OUT/pytest.log" | head -20
+  wait_for /tmp/datasets.done || { echo "the datasets were not made"; exit 1; }
+  nginx=$PWD/.deb/nginxroot/usr/sbin/nginx
+  [ -x "$nginx" ] || nginx=
+  timeout "${SHARDBENCH_TIMEOUT:-420}" "$PY" bench/shard_bench.py /tmp/data_a --seconds "${SECONDS_PER_ROW:-6}" \
+    --timeout 90 ${nginx:+--nginx "$nginx"} ${SHARD_ROWS:+--rows "$SHARD_ROWS"} --json "$OUT/shards.json" 2>&1 |
+    tee "$OUT/shards.log" | grep -v "^  "
   exit 0
 fi
 
