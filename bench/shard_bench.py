@@ -24,7 +24,8 @@ Rows:
   sluice GPU files cache=memory    cache="memory": the first and the second epoch timed apart.
   DataLoader webdataset (local|HTTP)  webdataset.WebDataset(urls, shardshuffle, .shuffle(1000)),
                                    torchvision decode_jpeg + v2 RandomResizedCrop + flip in 16
-                                   workers (split by worker), batched there; normalized on the GPU.
+                                   workers (shards split by worker), batched by the WebLoader
+                                   (each worker's batches); normalized on the GPU.
   DALI webdataset T threads hw L   fn.readers.webdataset (local shards; DALI reads no http) ->
                                    decoders.image_random_crop mixed -> resize -> crop_mirror_normalize.
 
@@ -97,10 +98,12 @@ def webdataset_row(where: str):
             return tf(img), int(sample["cls"])
 
         urls = spec["local" if where == "local" else "http"]
+        # Each worker reads its own shards (split_by_worker) and the DataLoader batches what each
+        # worker yields (a worker's last batch of an epoch is short): no sample is dropped.
         ds = (wds.WebDataset(urls, shardshuffle=1000, nodesplitter=None, workersplitter=wds.split_by_worker,
                              empty_check=False)
-              .shuffle(1000).map(decode).batched(BATCH, partial=False))
-        loader = wds.WebLoader(ds, batch_size=None, num_workers=WORKERS, pin_memory=gpu_bench.GPU == "cuda",
+              .shuffle(1000).map(decode))
+        loader = wds.WebLoader(ds, batch_size=BATCH, num_workers=WORKERS, pin_memory=gpu_bench.GPU == "cuda",
                                persistent_workers=True, prefetch_factor=4)
         first = iter(loader)  # forks the workers before this process initializes CUDA
 
