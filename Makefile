@@ -35,7 +35,8 @@ run: build
 # The Python tests of threads, close races and bad input, on a module built with the sanitizers
 # (the interpreter is not: the ASan runtime is preloaded, with libstdc++ so that its exception
 # interceptors find it, and Python's leaks at exit are not reported).
-ASAN_PYTEST = tests/python/test_stress.py tests/python/test_lifecycle.py tests/python/test_hostile.py
+ASAN_PYTEST = tests/python/test_stress.py tests/python/test_lifecycle.py tests/python/test_hostile.py \
+              tests/python/test_webdataset_stream.py
 STRESS_SECONDS ?= 20
 
 asan: deps

@@ -111,6 +111,7 @@ Status HttpInput::Failed(const std::string& why, long http_code) {
 Status HttpInput::Fill() {
   const Clock::time_point called = Clock::now();
   while (head_ == buf_.size() && !done_) {
+    if (!pending_.ok()) return pending_;
     buf_.clear();
     head_ = 0;
     if (easy_ == nullptr) SLUICE_RETURN_IF_ERROR(StartTransfer());
@@ -132,8 +133,10 @@ Status HttpInput::Fill() {
       EndTransfer();
       if (result == CURLE_OK && drop_ == 0) {
         done_ = true;
-      } else if (head_ == buf_.size()) {  // bytes received before the failure are read first
-        SLUICE_RETURN_IF_ERROR(Failed(result == CURLE_OK ? "the body ended before the byte reached" : why, code));
+      } else if (Status st = Failed(result == CURLE_OK ? "the body ended before the byte reached" : why, code);
+                 !st.ok()) {
+        if (head_ == buf_.size()) return st;
+        pending_ = st;  // the bytes received before the failure are read first
       }
       continue;
     }

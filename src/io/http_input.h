@@ -8,8 +8,9 @@
 //   TarReader tar(in.get(), in->url());
 //
 // Errors name the url: NotFound for HTTP 404 / 410, IOError for another HTTP error or a
-// transfer that failed `retries` + 1 times in a row ("... the connection dropped at byte 123456
-// after 4 attempts (curl: ...)"), FailedPrecondition when libcurl cannot be loaded.
+// transfer that failed `retries` + 1 times with no byte received between the failures ("...:
+// the transfer broke off at byte 123456 after 4 attempt(s) (curl: ...)"), FailedPrecondition
+// when libcurl cannot be loaded.
 //
 // Thread-safety: one thread at a time.
 #ifndef SLUICE_IO_HTTP_INPUT_H_
@@ -67,6 +68,7 @@ class HttpInput : public ByteInput {
   bool first_data_ = true;    // the transfer's first bytes are yet to come
   bool done_ = false;         // the body ended cleanly
   int failures_ = 0;          // in a row, without a byte between them
+  Status pending_;            // the final failure, returned once the bytes before it are read
   int attempts_ = 0;
   std::chrono::steady_clock::time_point last_byte_;
   char error_[CURL_ERROR_SIZE] = {};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "io/shard_stream.h"
 #include "io/tar_reader.h"
@@ -27,6 +28,20 @@ struct StreamSession::Pass {
   std::vector<std::pair<int64_t, int64_t>> wanted;  // (place in the shard, slot), by place
   std::set<int64_t> unstored;                       // slots not yet stored
   int64_t first = 0;                                // its earliest slot
+};
+
+// One plan (an epoch's reads). Changed under mu_, except `wanted` and the passes' `wanted`,
+// which stay as made.
+struct StreamSession::Reads {
+  std::vector<int64_t> wanted;
+  std::vector<Slot> slots;                                        // in the order of `wanted`
+  std::vector<int32_t> pass_of;                                   // slot -> its pass
+  std::unordered_map<int64_t, std::vector<int64_t>> slots_of;    // index -> its slots, in order
+  std::vector<Pass> passes;                                       // by first slot
+  size_t next_pass = 0;                                           // the next pass to start
+  int64_t frontier = 0;                                           // the earliest slot not taken
+  int64_t held = 0;                                               // bytes stored, not taken
+  std::atomic<bool> retired{false};                               // neither current nor next
 };
 
 StreamSession::StreamSession(std::shared_ptr<const StreamSource> source, int64_t lookahead, int64_t max_file_bytes)
@@ -55,105 +70,167 @@ std::string StreamSession::name(int64_t index) const {
   return source_->name(index);
 }
 
+std::shared_ptr<StreamSession::Reads> StreamSession::MakeReads(const std::vector<int64_t>& wanted) const {
+  auto reads = std::make_shared<Reads>();
+  Reads& r = *reads;
+  r.wanted = wanted;
+  r.slots.assign(wanted.size(), Slot{});
+  r.pass_of.assign(wanted.size(), -1);
+  // A pass per (shard, occurrence): an index read twice is in two streams of its shard.
+  std::unordered_map<int64_t, size_t> pass_at;  // shard * 2^8 + occurrence -> pass
+  for (size_t q = 0; q < wanted.size(); ++q) {
+    const int64_t index = wanted[q];
+    r.slots[q].index = index;
+    std::vector<int64_t>& of = r.slots_of[index];
+    const int64_t occurrence = static_cast<int64_t>(of.size());
+    of.push_back(static_cast<int64_t>(q));
+    const auto [shard, place] = source_->Locate(index);
+    const int64_t key = (static_cast<int64_t>(shard) << 8) + std::min<int64_t>(occurrence, 255);
+    auto [it, fresh] = pass_at.emplace(key, r.passes.size());
+    if (fresh) {
+      r.passes.emplace_back();
+      r.passes.back().shard = shard;
+      r.passes.back().first = static_cast<int64_t>(q);
+    }
+    r.passes[it->second].wanted.emplace_back(place, static_cast<int64_t>(q));
+  }
+  // Passes are made in the order of their first slot already; each keeps its samples by place.
+  for (size_t p = 0; p < r.passes.size(); ++p) {
+    Pass& pass = r.passes[p];
+    std::sort(pass.wanted.begin(), pass.wanted.end());
+    for (const auto& [place, slot] : pass.wanted) {
+      pass.unstored.insert(slot);
+      r.pass_of[static_cast<size_t>(slot)] = static_cast<int32_t>(p);
+    }
+  }
+  return reads;
+}
+
+void StreamSession::Retire() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (current_ != nullptr) current_->retired = true;
+  }
+  taken_cv_.notify_all();
+  room_cv_.notify_all();
+}
+
 void StreamSession::Stop() {
   std::vector<std::thread> threads;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopped_ = true;
+    for (Reads* r : {current_.get(), next_.get()})
+      if (r != nullptr) r->retired = true;
     threads.swap(threads_);
   }
   taken_cv_.notify_all();
   room_cv_.notify_all();
   for (std::thread& t : threads) t.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  current_.reset();
+  next_.reset();
 }
 
 void StreamSession::Plan(const std::vector<int64_t>& wanted) {
+  bool carried_on = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopped_ && next_ != nullptr && next_->wanted == wanted) {  // announced: its streams go on
+      if (current_ != nullptr) current_->retired = true;
+      current_ = std::move(next_);
+      next_.reset();
+      carried_on = true;
+    }
+  }
+  if (carried_on) {
+    taken_cv_.notify_all();
+    room_cv_.notify_all();
+    return;
+  }
   Stop();
+  std::shared_ptr<Reads> reads = MakeReads(wanted);
   std::lock_guard<std::mutex> lock(mu_);
-  slots_.assign(wanted.size(), Slot{});
-  pass_of_.assign(wanted.size(), -1);
-  slots_of_.clear();
-  passes_.clear();
-  // A pass per (shard, occurrence): an index read twice is in two streams of its shard.
-  std::unordered_map<int64_t, size_t> pass_at;  // shard * 2^8 + occurrence -> pass
-  for (size_t q = 0; q < wanted.size(); ++q) {
-    const int64_t index = wanted[q];
-    slots_[q].index = index;
-    std::vector<int64_t>& of = slots_of_[index];
-    const int64_t occurrence = static_cast<int64_t>(of.size());
-    of.push_back(static_cast<int64_t>(q));
-    const auto [shard, place] = source_->Locate(index);
-    const int64_t key = (static_cast<int64_t>(shard) << 8) + std::min<int64_t>(occurrence, 255);
-    auto [it, fresh] = pass_at.emplace(key, passes_.size());
-    if (fresh) {
-      passes_.emplace_back();
-      passes_.back().shard = shard;
-      passes_.back().first = static_cast<int64_t>(q);
-    }
-    passes_[it->second].wanted.emplace_back(place, static_cast<int64_t>(q));
-  }
-  // Passes are made in the order of their first slot already; each keeps its samples by place.
-  for (size_t p = 0; p < passes_.size(); ++p) {
-    Pass& pass = passes_[p];
-    std::sort(pass.wanted.begin(), pass.wanted.end());
-    for (const auto& [place, slot] : pass.wanted) {
-      pass.unstored.insert(slot);
-      pass_of_[static_cast<size_t>(slot)] = static_cast<int32_t>(p);
-    }
-  }
-  next_pass_ = 0;
-  frontier_ = 0;
+  current_ = std::move(reads);
   idle_ = 0;
-  counters_.held_bytes = 0;
   stopped_ = false;
-  for (size_t t = 0; t < std::min(threads_wanted_, passes_.size()); ++t) threads_.emplace_back(&StreamSession::Work, this);
+  for (size_t t = 0; t < threads_wanted_; ++t) threads_.emplace_back(&StreamSession::Work, this);
 }
 
-bool StreamSession::Startable(size_t p) const { return passes_[p].first <= frontier_ + lookahead_; }
+void StreamSession::PlanNext(const std::vector<int64_t>& wanted) {
+  std::shared_ptr<Reads> reads = MakeReads(wanted);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_) return;
+    if (next_ != nullptr) next_->retired = true;
+    next_ = std::move(reads);
+  }
+  room_cv_.notify_all();
+}
+
+int64_t StreamSession::Distance(const Reads& reads, int64_t slot) const {
+  if (&reads == current_.get()) return slot - reads.frontier;
+  if (&reads == next_.get())
+    return (current_ == nullptr ? 0 : static_cast<int64_t>(current_->slots.size()) - current_->frontier) + slot;
+  return std::numeric_limits<int64_t>::max() / 2;
+}
+
+std::optional<std::pair<std::shared_ptr<StreamSession::Reads>, size_t>> StreamSession::NextPass() {
+  for (const std::shared_ptr<Reads>& r : {current_, next_}) {
+    if (r == nullptr || r->retired) continue;
+    if (r->next_pass >= r->passes.size()) continue;  // all of this plan's passes started
+    if (Distance(*r, r->passes[r->next_pass].first) > lookahead_) return std::nullopt;
+    return std::make_pair(r, r->next_pass++);
+  }
+  return std::nullopt;
+}
 
 void StreamSession::EnsureFrontierStarts() const {
-  if (stopped_ || frontier_ >= static_cast<int64_t>(slots_.size()) || idle_ > 0) return;
-  if (static_cast<size_t>(pass_of_[static_cast<size_t>(frontier_)]) < next_pass_) return;  // started
-  auto* self = const_cast<StreamSession*>(this);
-  threads_.emplace_back(&StreamSession::Work, self);
+  const Reads* r = current_.get();
+  if (stopped_ || r == nullptr || r->frontier >= static_cast<int64_t>(r->slots.size()) || idle_ > 0) return;
+  if (static_cast<size_t>(r->pass_of[static_cast<size_t>(r->frontier)]) < r->next_pass) return;  // started
+  threads_.emplace_back(&StreamSession::Work, const_cast<StreamSession*>(this));
 }
 
 void StreamSession::Work() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     ++idle_;
-    room_cv_.wait(lock, [&] { return stopped_ || next_pass_ >= passes_.size() || Startable(next_pass_); });
+    std::optional<std::pair<std::shared_ptr<Reads>, size_t>> job;
+    room_cv_.wait(lock, [&] { return stopped_ || (job = NextPass()).has_value(); });
     --idle_;
-    if (stopped_ || next_pass_ >= passes_.size()) return;
-    const size_t p = next_pass_++;
+    if (stopped_) return;
     lock.unlock();
-    RunPass(p);
+    RunPass(job->first, job->second);
     lock.lock();
   }
 }
 
-Status StreamSession::WaitForRoom(size_t p) {
+Status StreamSession::WaitForRoom(const Reads& reads, size_t p) {
   std::unique_lock<std::mutex> lock(mu_);
-  const Pass& pass = passes_[p];
-  room_cv_.wait(lock, [&] { return stopped_ || pass.unstored.empty() || *pass.unstored.begin() <= frontier_ + lookahead_; });
-  return stopped_ ? Cancelled("stopped") : Status::OK();
+  const Pass& pass = reads.passes[p];
+  room_cv_.wait(lock, [&] {
+    return stopped_ || reads.retired || pass.unstored.empty() || Distance(reads, *pass.unstored.begin()) <= lookahead_;
+  });
+  return stopped_ || reads.retired ? Cancelled("stopped") : Status::OK();
 }
 
-void StreamSession::Store(size_t p, int64_t slot, Status status, std::shared_ptr<uint8_t> bytes, size_t size,
-                          int64_t label, const std::string& name) {
+void StreamSession::Store(Reads& reads, size_t p, int64_t slot, Status status, std::shared_ptr<uint8_t> bytes,
+                          size_t size, int64_t label, const std::string& name) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Slot& s = slots_[static_cast<size_t>(slot)];
+    Slot& s = reads.slots[static_cast<size_t>(slot)];
     s.stored = true;
     s.status = std::move(status);
     s.bytes = std::move(bytes);
     s.size = size;
-    passes_[p].unstored.erase(slot);
+    reads.passes[p].unstored.erase(slot);
     if (s.status.ok()) {
       labels_[static_cast<size_t>(s.index)] = label;
+      reads.held += static_cast<int64_t>(size);
       counters_.bytes += static_cast<int64_t>(size);
-      counters_.held_bytes += static_cast<int64_t>(size);
-      counters_.held_peak = std::max(counters_.held_peak, counters_.held_bytes);
+      const int64_t held = (current_ ? current_->held : 0) + (next_ ? next_->held : 0);
+      counters_.held_peak = std::max(counters_.held_peak, held);
     } else if (!name.empty()) {
       names_[s.index] = name;
     }
@@ -161,25 +238,27 @@ void StreamSession::Store(size_t p, int64_t slot, Status status, std::shared_ptr
   taken_cv_.notify_all();
 }
 
-void StreamSession::FailRest(size_t p, const Status& why) {
+void StreamSession::FailRest(Reads& reads, size_t p, const Status& why) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (int64_t slot : passes_[p].unstored) {
-      Slot& s = slots_[static_cast<size_t>(slot)];
+    for (int64_t slot : reads.passes[p].unstored) {
+      Slot& s = reads.slots[static_cast<size_t>(slot)];
       s.stored = true;
       s.status = why;
     }
-    passes_[p].unstored.clear();
+    reads.passes[p].unstored.clear();
   }
   taken_cv_.notify_all();
 }
 
-void StreamSession::RunPass(size_t p) {
-  const Pass& pass = passes_[p];  // only `unstored` changes, under mu_
+void StreamSession::RunPass(const std::shared_ptr<Reads>& plan, size_t p) {
+  Reads& reads = *plan;
+  const Pass& pass = reads.passes[p];  // only `unstored` changes, under mu_
   const std::string& url = source_->urls()[static_cast<size_t>(pass.shard)];
+  auto ended = [&] { return stopped_.load() || reads.retired.load(); };  // nobody waits for this pass
   Result<std::unique_ptr<ShardStream>> opened = ShardStream::Open(url, stream_options_, source_->disk_cache());
   if (!opened.ok()) {
-    if (!stopped_) FailRest(p, opened.status());
+    if (!stopped_) FailRest(reads, p, opened.status());
     return;
   }
   ShardStream& stream = **opened;
@@ -202,7 +281,7 @@ void StreamSession::RunPass(size_t p) {
   ShardWalkHooks hooks;
   hooks.image = [&](int64_t place, const TarMember& m, TarReader* t) -> Status {
     if (!wanted(place)) return Status::OK();
-    SLUICE_RETURN_IF_ERROR(WaitForRoom(p));
+    SLUICE_RETURN_IF_ERROR(WaitForRoom(reads, p));
     image_of = place;
     image.reset();
     image_size = 0;
@@ -222,7 +301,7 @@ void StreamSession::RunPass(size_t p) {
   };
   hooks.sample = [&](int64_t place, ShardSample&& sample) -> bool {
     seen = place + 1;
-    if (!wanted(place)) return !stopped_;
+    if (!wanted(place)) return !ended();
     const std::string member = sample.key + "." + (sample.image_ext.empty() ? std::string("*") : sample.image_ext);
     const std::string name = url + ":" + member;
     Status st;
@@ -230,51 +309,56 @@ void StreamSession::RunPass(size_t p) {
     else if (image_of != place) st = Internal(name, ": its image was not read");
     else st = image_status;
     std::shared_ptr<uint8_t> bytes = st.ok() ? std::move(image) : nullptr;
-    Store(p, pass.wanted[at].second, std::move(st), std::move(bytes), image_size, sample.label, name);
+    Store(reads, p, pass.wanted[at].second, std::move(st), std::move(bytes), image_size, sample.label, name);
     image.reset();
     image_of = -1;
     ++at;
-    return at < pass.wanted.size() && !stopped_;  // all kept: the walk may stop here
+    return at < pass.wanted.size() && !ended();  // all kept: the walk may stop here
   };
   const Status walked = WalkShard(&tar, source_->options().spec, hooks);
-  if (stopped_) return;
   bool rest = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    rest = !passes_[p].unstored.empty();
+    rest = !reads.passes[p].unstored.empty();
   }
   if (rest) {
-    FailRest(p, walked.ok() ? CorruptData(url, ": the shard ends after ", seen, " samples; ",
-                                          source_->shard_size(pass.shard), " were expected (from its manifest or index)")
-                            : walked);
+    if (ended()) return;
+    FailRest(reads, p, walked.ok() ? CorruptData(url, ": the shard ends after ", seen, " samples; ",
+                                                 source_->shard_size(pass.shard),
+                                                 " were expected (from its manifest or index)")
+                                   : walked);
     return;
   }
-  if (walked.ok()) (void)stream.Finish();  // the rest into the disk cache; a failure there only costs the copy
+  if (walked.ok() && !stopped_) (void)stream.Finish();  // the rest into the disk cache; a failure there only costs the copy
 }
 
 Result<SampleBytes> StreamSession::Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const {
   std::unique_lock<std::mutex> lock(mu_);
-  if (stopped_) return Cancelled(source_->name(index), ": the loader stopped reading");
-  auto it = slots_of_.find(index);
+  std::shared_ptr<Reads> reads = current_;
+  if (stopped_ || reads == nullptr || reads->retired)
+    return Cancelled(source_->name(index), ": the loader stopped reading");
+  auto it = reads->slots_of.find(index);
   int64_t slot = -1;
-  if (it != slots_of_.end())
+  if (it != reads->slots_of.end())
     for (int64_t q : it->second)
-      if (!slots_[static_cast<size_t>(q)].claimed) {
+      if (!reads->slots[static_cast<size_t>(q)].claimed) {
         slot = q;
         break;
       }
   if (slot < 0) return FailedPrecondition(source_->name(index), ": not in this epoch's plan (read more often than planned)");
-  Slot& s = slots_[static_cast<size_t>(slot)];
+  Slot& s = reads->slots[static_cast<size_t>(slot)];
   s.claimed = true;
   EnsureFrontierStarts();
-  taken_cv_.wait(lock, [&] { return stopped_ || s.stored; });
-  if (stopped_) return Cancelled(source_->name(index), ": the loader stopped reading");
+  taken_cv_.wait(lock, [&] { return stopped_ || reads->retired || s.stored; });
+  if (stopped_ || reads->retired) return Cancelled(source_->name(index), ": the loader stopped reading");
   s.taken = true;
   std::shared_ptr<uint8_t> bytes = std::move(s.bytes);
   const size_t size = s.size;
   const Status status = std::move(s.status);
-  if (status.ok()) counters_.held_bytes -= static_cast<int64_t>(size);
-  while (frontier_ < static_cast<int64_t>(slots_.size()) && slots_[static_cast<size_t>(frontier_)].taken) ++frontier_;
+  if (status.ok()) reads->held -= static_cast<int64_t>(size);
+  while (reads->frontier < static_cast<int64_t>(reads->slots.size()) &&
+         reads->slots[static_cast<size_t>(reads->frontier)].taken)
+    ++reads->frontier;
   EnsureFrontierStarts();
   lock.unlock();
   room_cv_.notify_all();
@@ -292,7 +376,9 @@ Result<SampleBytes> StreamSession::Read(int64_t index, const ByteAllocator& memo
 
 StreamSession::Counters StreamSession::counters() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return counters_;
+  Counters c = counters_;
+  c.held_bytes = (current_ ? current_->held : 0) + (next_ ? next_->held : 0);
+  return c;
 }
 
 }  // namespace sluice

@@ -7,16 +7,24 @@
 // ones taken before a resume) are passed over unread. A shard read twice in one epoch (padding)
 // is streamed twice.
 //
+// The next epoch's reads can be announced ahead (PlanNext): its streams start within the same
+// lookahead as the current epoch ends, so an epoch's first batch does not wait for the shuffle
+// window to fill. A Plan that matches the announced one carries its streams on; any other stops
+// everything and starts afresh.
+//
 //   auto session = std::make_shared<StreamSession>(source, lookahead, max_file_bytes);
 //   session->Plan(schedule.IndicesFrom(0));            // then Read(i) for those, in about that order
+//   session->PlanNext(next_schedule.IndicesFrom(0));   // optional
+//   session->Retire();  session->Plan(...);              // the next epoch (the loader's batches cancelled between)
 //   session->Stop();                                    // wakes every waiting Read (Cancelled)
 //
 // A shard that cannot be opened, is cut short or is damaged fails the samples of it still
 // wanted, each with the error naming the shard (and the member where known), so the loader's
 // on_error decides. label() and name() give what a sample's stream said once it has passed.
 //
-// Thread-safety: Read and the accessors from any thread. Plan from one thread, with no Read in
-// progress (the loader cancels its batches first); Stop from any thread.
+// Thread-safety: Read and the accessors from any thread. Plan and PlanNext from one thread, with
+// no Read in progress (the loader retires the plan and cancels its batches first); Retire and
+// Stop from any thread.
 #ifndef SLUICE_IO_STREAM_SESSION_H_
 #define SLUICE_IO_STREAM_SESSION_H_
 
@@ -25,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -57,9 +66,15 @@ class StreamSession : public Source {
     return source_->EpochOrder(shuffle, seed, epoch, world_size);
   }
 
-  // Stops what runs, then starts reading for `wanted`: sample indices, in the order the loader
-  // will read them (an index twice when it is read twice).
+  // Starts reading for `wanted`: sample indices, in the order the loader will read them (an
+  // index twice when it is read twice). The announced next plan when it is the same (its streams
+  // go on); otherwise what runs is stopped first.
   void Plan(const std::vector<int64_t>& wanted);
+  // Announces the reads that will follow the current plan's (see above). REQUIRES: after Plan.
+  void PlanNext(const std::vector<int64_t>& wanted);
+  // Wakes the current plan's waiting Reads (Cancelled) and ends its streams as they next look
+  // for room; the announced plan's streams go on. Reads fail until the next Plan.
+  void Retire();
   // Ends every stream and wakes every waiting Read; Reads fail until the next Plan.
   void Stop();
 
@@ -76,17 +91,22 @@ class StreamSession : public Source {
  private:
   struct Slot;
   struct Pass;
-  void Work();  // a stream thread: runs passes until there is none to start
-  void RunPass(size_t p);
-  // With mu_ held: whether pass p may start (its first sample is within the lookahead).
-  bool Startable(size_t p) const;
+  struct Reads;  // one plan: its slots and passes
+  std::shared_ptr<Reads> MakeReads(const std::vector<int64_t>& wanted) const;
+  void Start();  // threads for the plans, with mu_ not held
+  void Work();   // a stream thread: runs passes until there is none to start
+  void RunPass(const std::shared_ptr<Reads>& reads, size_t p);
+  // With mu_ held: the next pass to start (and its plan), or nullopt.
+  std::optional<std::pair<std::shared_ptr<Reads>, size_t>> NextPass();
+  // With mu_ held: how far slot `slot` of `reads` lies beyond the earliest sample not yet taken.
+  int64_t Distance(const Reads& reads, int64_t slot) const;
   // With mu_ held: a thread more when the earliest sample's shard waits for one while every
   // thread is busy (streams that wait for room can only free theirs by going on).
   void EnsureFrontierStarts() const;
-  void Store(size_t pass, int64_t slot, Status status, std::shared_ptr<uint8_t> bytes, size_t size, int64_t label,
-             const std::string& name);
-  void FailRest(size_t pass, const Status& why);
-  Status WaitForRoom(size_t pass);
+  void Store(Reads& reads, size_t pass, int64_t slot, Status status, std::shared_ptr<uint8_t> bytes, size_t size,
+             int64_t label, const std::string& name);
+  void FailRest(Reads& reads, size_t pass, const Status& why);
+  Status WaitForRoom(const Reads& reads, size_t pass);
 
   std::shared_ptr<const StreamSource> source_;
   const int64_t lookahead_;
@@ -98,12 +118,8 @@ class StreamSession : public Source {
   mutable std::mutex mu_;
   mutable std::condition_variable taken_cv_;  // a slot was stored, or Stop (Read waits on it)
   mutable std::condition_variable room_cv_;   // the frontier moved, or Stop (streams and idle threads wait)
-  mutable std::vector<Slot> slots_;           // the plan, in order
-  mutable std::vector<int32_t> pass_of_;      // slot -> its pass
-  mutable std::unordered_map<int64_t, std::vector<int64_t>> slots_of_;  // index -> its slots, in order
-  std::vector<Pass> passes_;                  // by first slot
-  size_t next_pass_ = 0;                      // the next pass to start
-  mutable int64_t frontier_ = 0;              // the earliest slot not taken
+  std::shared_ptr<Reads> current_;            // the plan Read serves
+  std::shared_ptr<Reads> next_;               // the announced one, or null
   mutable size_t idle_ = 0;                   // threads waiting for a pass to start
   mutable std::vector<std::thread> threads_;
   mutable std::vector<int64_t> labels_;       // by index: the source's, then what the streams said

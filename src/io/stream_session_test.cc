@@ -103,6 +103,38 @@ TEST_F(StreamSessionTest, ReadsGiveWhatTheIndexedSourceReads) {
   }
 }
 
+// The next epoch announced ahead: its streams start as the current epoch ends, and a Plan that
+// matches carries them on; one that does not starts afresh. Either way the reads are right.
+TEST_F(StreamSessionTest, TheNextEpochStartsAheadAndIsCarriedOn) {
+  const std::vector<std::string> urls = Shards({6, 6, 6});
+  auto indexed = TarSource::Create(urls, WebDatasetSpec{});
+  ASSERT_TRUE(indexed.ok());
+  auto src = Source(urls, {}, 2, 4);
+  auto plan = [&](int64_t epoch) {
+    ShardOptions o{src->size(), true, 3, 4, LastBatch::kPartial, 0, 1,
+                   [&](bool sh, uint64_t seed, int64_t e, int w) { return src->EpochOrder(sh, seed, e, w); }};
+    return EpochSchedule::Create(o, epoch)->IndicesFrom(0);
+  };
+  StreamSession session(src, 6, 1 << 20);
+  session.Plan(plan(0));
+  session.PlanNext(plan(1));
+  for (int64_t i : plan(0)) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const StreamSession::Counters before = session.counters();
+  EXPECT_GT(before.held_bytes, 0) << "epoch 1's first samples are held before it starts";
+  session.Retire();
+  session.Plan(plan(1));  // the announced one: carried on
+  session.PlanNext(plan(2));
+  for (int64_t i : plan(1)) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
+  session.Retire();
+  const std::vector<int64_t> other = plan(7);  // not the announced one: a fresh start
+  session.Plan(other);
+  for (int64_t i : other) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
+  // Retired mid-epoch: a waiting read ends at once.
+  session.Retire();
+  EXPECT_EQ(session.Read(other[0], Heap(), 100).status().code(), StatusCode::kCancelled);
+}
+
 // Reads may come from several threads and out of order, within the lookahead.
 TEST_F(StreamSessionTest, ConcurrentReadsOutOfOrder) {
   auto src = Source(Shards({30, 20, 25}), {}, 3, 10);

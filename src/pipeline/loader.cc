@@ -287,10 +287,13 @@ Status Loader::StartEpoch(int64_t epoch) {
     m.started_ = true;
   }
   if (m.stream_ != nullptr) {
-    // The streams are told what this epoch reads once the last epoch's reads have ended.
-    m.stream_->Stop();
+    // The streams are told what this epoch reads once the last epoch's reads have ended, and
+    // what the next epoch will read, so that its streams start as this one ends.
+    m.stream_->Retire();
     m.ring_->Cancel();
     m.stream_->Plan(schedule->IndicesFrom(position));
+    if (Result<EpochSchedule> next = EpochSchedule::Create(m.shard_, epoch + 1); next.ok())
+      m.stream_->PlanNext(next->IndicesFrom(0));
   }
   m.ring_->StartEpoch(std::move(schedule), position);
   return Status::OK();

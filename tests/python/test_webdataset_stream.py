@@ -17,7 +17,7 @@ import pytest
 
 import sluice
 import sluice.transforms as T
-from conftest import photo, pil_bytes
+from conftest import SANITIZED, photo, pil_bytes
 from shard_server import ShardServer
 
 wds = pytest.importorskip("webdataset")
@@ -94,7 +94,7 @@ def test_stream_errors_name_the_url_and_the_byte(folder, server):
     size = os.path.getsize(os.path.join(folder, "shard-0001.tar"))
     assert size > 5000
     read = sluice._core._shard_stream_bytes
-    with pytest.raises(OSError, match=r"/cut5000/shard-0001\.tar: the transfer broke off at byte 5000 after 5 attempt\(s\)"):
+    with pytest.raises(OSError, match=r"/cut5000/shard-0001\.tar: the transfer broke off at byte 5000 after 4 attempt\(s\)"):
         read(server.url("cut5000", "shard-0001.tar"), retries=3, backoff=0.01)
     with pytest.raises(FileNotFoundError, match=r"/status404/shard-0001\.tar: HTTP 404"):
         read(server.url("status404", "shard-0001.tar"))
@@ -113,6 +113,7 @@ def test_stream_errors_name_the_url_and_the_byte(folder, server):
 
 # --- loaders over streams ----------------------------------------------------------------------
 
+@pytest.mark.skipif(SANITIZED, reason="the webdataset library's curl child would inherit the ASan preload")
 def test_samples_are_what_the_webdataset_library_reads_from_the_server(server):
     ds = sluice.WebDataset(pattern(server), **FAST)
     assert ds.mode == "stream" and len(ds) == N and ds.walked_shards == SHARDS
@@ -159,8 +160,10 @@ def test_every_sample_exactly_once_over_ranks(server, last_batch, world_size):
         else:
             assert sorted(seen) == list(range(N))
         # Each rank streams only a run of shards, not every shard: the runs' boundaries and each
-        # run's lane boundaries split a shard at most once each; padding reads a few again.
-        bound = SHARDS + (world_size - 1) + world_size * (2 - 1) + (world_size * (bs - 1) if last_batch == "pad" else 0)
+        # run's lane boundaries split a shard at most once each; padding reads a few again; and
+        # the next epoch's first streams (a lane each, and a split) start as this one ends.
+        bound = (SHARDS + (world_size - 1) + world_size * (2 - 1) + (world_size * (bs - 1) if last_batch == "pad" else 0)
+                 + world_size * 3)
         assert streams <= bound, (streams, bound)
 
 
@@ -331,7 +334,7 @@ def test_the_disk_cache_serves_later_epochs_and_keeps_whole_copies(folder, serve
     for e in (0, 1):
         assert sorted(y for _, ys in run_epoch(loader, e) for y in ys.tolist()) == list(range(N))
     stats = loader.stats()
-    assert stats["stream"]["shards_from_disk_cache"] == stats["stream"]["shards"] == 2 * SHARDS
+    assert stats["stream"]["shards_from_disk_cache"] == stats["stream"]["shards"] >= 2 * SHARDS  # + the next epoch's first
     assert stats["disk_cache"]["hits"] >= 2 * SHARDS
     assert sum(v for k, v in server.requests.items() if k.startswith("/ok/shard")) == before, "no network"
 
@@ -349,6 +352,8 @@ def test_the_disk_cache_budget_evicts_and_failed_streams_leave_nothing(folder, s
         assert sorted(y for _, ys in run_epoch(loader, e) for y in ys.tolist()) == list(range(N))
     disk = loader.stats()["disk_cache"]
     assert disk["evictions"] > 0 and disk["bytes"] <= budget and disk["budget"] == budget
+    loader.close()  # the next epoch's streams stop: what they were writing is removed
+    assert not list(cache.glob("*.part-*"))
     assert sum(p.stat().st_size for p in cache.iterdir()) <= budget
     cut_cache = tmp_path / "cut"
     with pytest.raises(OSError, match="broke off at byte 3000"):
