@@ -63,22 +63,26 @@ def row_name(threads: int, hw_load: float) -> str:
     return f"DALI {threads} threads hw_decoder_load {hw_load:g}"
 
 
+def rrc_steps(dali, jpegs, hw_load: float):
+    """decoders.image_random_crop (mixed) -> resize -> crop_mirror_normalize, as NVIDIA's examples."""
+    fn, types = dali.fn, dali.types
+    images = fn.decoders.image_random_crop(jpegs, device="mixed", output_type=types.RGB,
+                                           hw_decoder_load=hw_load, random_area=[0.08, 1.0],
+                                           random_aspect_ratio=[3 / 4, 4 / 3])
+    images = fn.resize(images, resize_x=SIZE, resize_y=SIZE)
+    return fn.crop_mirror_normalize(images, dtype=types.FLOAT16, output_layout="CHW",
+                                    mean=[255 * m for m in MEAN], std=[255 * s for s in STD],
+                                    mirror=fn.random.coin_flip(probability=0.5))
+
+
 def rrc_row(data: str, threads: int, hw_load: float, device_id: int = 0):
     """(endless iterator of (images, labels) on the GPU, extra() -> dict) for gpu_bench.measure."""
     dali = import_dali()
-    fn, types = dali.fn, dali.types
 
     @dali.pipeline_def(batch_size=BATCH, num_threads=threads, device_id=device_id, seed=0)
     def pipeline():
-        jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
-        images = fn.decoders.image_random_crop(jpegs, device="mixed", output_type=types.RGB,
-                                               hw_decoder_load=hw_load, random_area=[0.08, 1.0],
-                                               random_aspect_ratio=[3 / 4, 4 / 3])
-        images = fn.resize(images, resize_x=SIZE, resize_y=SIZE)
-        images = fn.crop_mirror_normalize(images, dtype=types.FLOAT16, output_layout="CHW",
-                                          mean=[255 * m for m in MEAN], std=[255 * s for s in STD],
-                                          mirror=fn.random.coin_flip(probability=0.5))
-        return images, labels.gpu()
+        jpegs, labels = dali.fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
+        return rrc_steps(dali, jpegs, hw_load), labels.gpu()
 
     return torch_row(dali, pipeline())
 
@@ -88,20 +92,13 @@ def webdataset_rrc_row(shards: list, threads: int, hw_load: float, device_id: in
     readers.webdataset (shuffled through its buffer; no index files, so DALI walks each shard
     when it starts) -> the same steps as rrc_row. The label member's text is padded to 8 bytes."""
     dali = import_dali()
-    fn, types = dali.fn, dali.types
+    fn = dali.fn
 
     @dali.pipeline_def(batch_size=BATCH, num_threads=threads, device_id=device_id, seed=0)
     def pipeline():
         jpegs, cls = fn.readers.webdataset(paths=shards, ext=["jpg", "cls"], random_shuffle=True,
                                            initial_fill=1024, name="Reader")
-        images = fn.decoders.image_random_crop(jpegs, device="mixed", output_type=types.RGB,
-                                               hw_decoder_load=hw_load, random_area=[0.08, 1.0],
-                                               random_aspect_ratio=[3 / 4, 4 / 3])
-        images = fn.resize(images, resize_x=SIZE, resize_y=SIZE)
-        images = fn.crop_mirror_normalize(images, dtype=types.FLOAT16, output_layout="CHW",
-                                          mean=[255 * m for m in MEAN], std=[255 * s for s in STD],
-                                          mirror=fn.random.coin_flip(probability=0.5))
-        return images, fn.pad(cls, axes=[0], shape=[8]).gpu()
+        return rrc_steps(dali, jpegs, hw_load), fn.pad(cls, axes=[0], shape=[8]).gpu()
 
     return torch_row(dali, pipeline())
 

@@ -147,16 +147,6 @@ Result<size_t> PipeInput::Read(std::span<uint8_t> out) {
   return got;
 }
 
-Result<int64_t> PipeInput::Skip(int64_t n) {
-  std::vector<uint8_t> scratch(static_cast<size_t>(std::min<int64_t>(n, 1 << 20)));
-  int64_t skipped = 0;
-  while (skipped < n) {
-    const size_t want = static_cast<size_t>(std::min<int64_t>(n - skipped, static_cast<int64_t>(scratch.size())));
-    SLUICE_ASSIGN_OR_RETURN(size_t got, Read(std::span<uint8_t>(scratch.data(), want)));
-    skipped += static_cast<int64_t>(got);
-    if (got < want) break;
-  }
-  return skipped;
-}
+Result<int64_t> PipeInput::Skip(int64_t n) { return SkipByReading(this, n); }
 
 }  // namespace sluice

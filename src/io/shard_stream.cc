@@ -51,18 +51,7 @@ class RemoteStream : public ShardStream, private ByteInput {
     return got;
   }
   // Skipped bytes are read all the same: the copy must hold them.
-  Result<int64_t> Skip(int64_t n) override {
-    if (copy_ == nullptr) return in_->Skip(n);
-    std::vector<uint8_t> chunk(static_cast<size_t>(std::min<int64_t>(n, 1 << 20)));
-    int64_t done = 0;
-    while (done < n) {
-      const size_t want = static_cast<size_t>(std::min<int64_t>(n - done, static_cast<int64_t>(chunk.size())));
-      SLUICE_ASSIGN_OR_RETURN(size_t got, Read(std::span<uint8_t>(chunk.data(), want)));
-      done += static_cast<int64_t>(got);
-      if (got < want) break;
-    }
-    return done;
-  }
+  Result<int64_t> Skip(int64_t n) override { return copy_ == nullptr ? in_->Skip(n) : SkipByReading(this, n); }
 
   std::unique_ptr<ByteInput> in_;
   std::unique_ptr<ShardDiskCache::Writer> copy_;

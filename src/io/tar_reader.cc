@@ -13,6 +13,18 @@
 
 namespace sluice {
 
+Result<int64_t> SkipByReading(ByteInput* input, int64_t n) {
+  std::vector<uint8_t> scratch(static_cast<size_t>(std::clamp<int64_t>(n, 0, 1 << 20)));
+  int64_t done = 0;
+  while (done < n) {
+    const size_t want = static_cast<size_t>(std::min<int64_t>(n - done, static_cast<int64_t>(scratch.size())));
+    SLUICE_ASSIGN_OR_RETURN(size_t got, input->Read(std::span<uint8_t>(scratch.data(), want)));
+    done += static_cast<int64_t>(got);
+    if (got < want) break;
+  }
+  return done;
+}
+
 namespace {
 constexpr int64_t kBlock = 512;
 constexpr int64_t kMaxExtendedHeader = 1 << 20;  // pax records or a GNU long name

@@ -38,6 +38,10 @@ class ByteInput {
   virtual Result<int64_t> Skip(int64_t n) = 0;
 };
 
+// Skip for an input that cannot seek (a pipe, a download that is also being copied): reads `n`
+// bytes (or up to the end) through a scratch buffer and drops them. Returns how many there were.
+Result<int64_t> SkipByReading(ByteInput* input, int64_t n);
+
 // A local file read with pread from a moving offset; Skip only moves it.
 class FileInput : public ByteInput {
  public:
