@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -68,6 +69,15 @@ Status HttpInput::StartTransfer() {
   c.curl_easy_setopt(easy_, CURLOPT_BUFFERSIZE, 256L << 10);
   c.curl_easy_setopt(easy_, CURLOPT_USERAGENT, "sluice");
   c.curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.timeout_s * 1000));
+  // Certificates: the system's store, or those named as the curl tool and Python's ssl name them.
+  for (const char* var : {"CURL_CA_BUNDLE", "SSL_CERT_FILE"}) {
+    if (const char* file = std::getenv(var); file != nullptr && *file != '\0') {
+      c.curl_easy_setopt(easy_, CURLOPT_CAINFO, file);
+      break;
+    }
+  }
+  if (const char* dir = std::getenv("SSL_CERT_DIR"); dir != nullptr && *dir != '\0')
+    c.curl_easy_setopt(easy_, CURLOPT_CAPATH, dir);
   const std::string range = std::to_string(received_) + "-";
   if (received_ > 0) c.curl_easy_setopt(easy_, CURLOPT_RANGE, range.c_str());  // copied by libcurl
   first_data_ = true;

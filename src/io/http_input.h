@@ -4,6 +4,9 @@
 // with a Range request (a server that ignores it sends the whole body again, and the bytes
 // already read are dropped), as StreamOptions says.
 //
+// https:// checks the server's certificate against the system's store, or the file named by
+// CURL_CA_BUNDLE or SSL_CERT_FILE (and the folder SSL_CERT_DIR), as the curl tool does.
+//
 //   SLUICE_ASSIGN_OR_RETURN(auto in, HttpInput::Open("http://host/train-0000.tar", {}));
 //   TarReader tar(in.get(), in->url());
 //

@@ -1,5 +1,6 @@
-"""A real HTTP server on loopback (Python's http.server, one thread per connection) serving a
-folder, with faults chosen by the first part of the path, for the streamed-shard tests:
+"""A real HTTP server on loopback (Python's http.server, one thread per connection; https with a
+certificate) serving a folder, with faults chosen by the first part of the path, for the
+streamed-shard tests:
 
     /ok/NAME           the file; honours "Range: bytes=N-" with 206
     /norange/NAME      the file; ignores Range (always 200 and the whole body)
@@ -75,10 +76,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 class ShardServer(http.server.ThreadingHTTPServer):
+    """tls: (certificate file, key file) to serve https."""
     daemon_threads = True
 
-    def __init__(self, root: str):
+    def __init__(self, root: str, tls: tuple[str, str] | None = None):
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.scheme = "http"
+        if tls is not None:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.socket = context.wrap_socket(self.socket, server_side=True)
+            self.scheme = "https"
         self.root = root
         self.lock = threading.Lock()
         self.requests: collections.Counter = collections.Counter()
@@ -86,7 +96,7 @@ class ShardServer(http.server.ThreadingHTTPServer):
         self._thread.start()
 
     def url(self, fault: str, name: str) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/{fault}/{name}"
+        return f"{self.scheme}://127.0.0.1:{self.server_address[1]}/{fault}/{name}"
 
     def close(self) -> None:
         self.shutdown()

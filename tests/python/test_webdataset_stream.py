@@ -9,6 +9,7 @@ import glob
 import json
 import os
 import shutil
+import subprocess
 import threading
 import time
 
@@ -109,6 +110,38 @@ def test_stream_errors_name_the_url_and_the_byte(folder, server):
     assert time.monotonic() - t0 < 5
     with pytest.raises(OSError, match=r"pipe:exit 4: the command exited with status 4"):
         read("pipe:exit 4")
+
+
+@pytest.fixture(scope="module")
+def tls_server(folder, tmp_path_factory):
+    """The shards over https, with a certificate made here for 127.0.0.1; (server, its file)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a certificate")
+    d = tmp_path_factory.mktemp("tls")
+    cert, key = str(d / "cert.pem"), str(d / "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    s = ShardServer(folder, tls=(cert, key))
+    yield s, cert
+    s.close()
+
+
+def test_https_checks_the_certificate(folder, tls_server, monkeypatch):
+    server, cert = tls_server
+    url = server.url("ok", "shard-0003.tar")
+    assert url.startswith("https://")
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    with pytest.raises(OSError, match=r"https://127\.0\.0\.1:\d+/ok/shard-0003\.tar: the transfer failed at byte 0 "
+                                      r"after 1 attempt\(s\) \(curl: .*certificate"):
+        sluice._core._shard_stream_bytes(url, retries=0)
+    monkeypatch.setenv("CURL_CA_BUNDLE", cert)  # as the curl tool takes it
+    with open(os.path.join(folder, "shard-0003.tar"), "rb") as f:
+        assert sluice._core._shard_stream_bytes(url) == f.read()
+    ds = sluice.WebDataset(server.url("ok", "shard-{0000..0005}.tar"), **FAST)
+    labels = [y for _, ys in run_epoch(sluice.Loader(ds, PIPE, batch_size=8, shuffle=True, **KW)) for y in ys.tolist()]
+    assert sorted(labels) == list(range(N))
 
 
 # --- loaders over streams ----------------------------------------------------------------------
