@@ -381,4 +381,10 @@ StreamSession::Counters StreamSession::counters() const {
   return c;
 }
 
+void StreamSession::ResetCounters() {
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_ = Counters{};
+  counters_.held_peak = (current_ ? current_->held : 0) + (next_ ? next_->held : 0);
+}
+
 }  // namespace sluice

@@ -86,6 +86,8 @@ class StreamSession : public Source {
     int64_t held_peak = 0;         // the most ever held
   };
   Counters counters() const;
+  // Streams, bytes and the peak counted from now (the peak from what is held now).
+  void ResetCounters();
   const StreamSource& source() const { return *source_; }
 
  private:

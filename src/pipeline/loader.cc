@@ -378,6 +378,7 @@ void Loader::ResetStats() {
   std::lock_guard<std::mutex> lock(impl_->ring_mu_);
   if (impl_->ring_) impl_->ring_->ResetStats();
   if (impl_->cache_ != nullptr) impl_->cache_->ResetCounters();
+  if (impl_->stream_ != nullptr) impl_->stream_->ResetCounters();
 }
 
 void Loader::Close() { impl_->Close(); }

@@ -368,6 +368,8 @@ def test_the_disk_cache_serves_later_epochs_and_keeps_whole_copies(folder, serve
         assert sorted(y for _, ys in run_epoch(loader, e) for y in ys.tolist()) == list(range(N))
     stats = loader.stats()
     assert stats["stream"]["shards_from_disk_cache"] == stats["stream"]["shards"] >= 2 * SHARDS  # + the next epoch's first
+    loader.reset_stats()  # counted from here: at most the next epoch's first streams
+    assert loader.stats().get("stream", {"shards": 0})["shards"] < SHARDS
     assert stats["disk_cache"]["hits"] >= 2 * SHARDS
     assert sum(v for k, v in server.requests.items() if k.startswith("/ok/shard")) == before, "no network"
 
