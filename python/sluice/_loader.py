@@ -269,8 +269,9 @@ class Loader:
     def state_dict(self) -> dict:
         """Where this loader stands, for a checkpoint: the epoch, the batches of it this rank has
         taken, and what that depends on (the dataset's digest, seed, shuffle, batch size, world
-        size, last_batch). A plain dict of ints, strings and bytes (a few bytes, plus one bit per
-        sample when the epoch was itself resumed): ``torch.save`` it with the model.
+        size, last_batch). A plain dict of ints, strings and bools (a few bytes, plus one bit per
+        sample, base64, when the epoch was itself resumed): ``torch.save`` it with the model;
+        ``torch.load(path, weights_only=True)`` reads it back.
 
         Ranks that step together (DDP) have the same state, so saving rank 0's is enough::
 
