@@ -58,14 +58,20 @@ class EpochIterator:
         return images, labels, self._valid(padding, device)
 
     def _images(self, images: Any) -> tuple[Any, Any]:
-        """The batch's images (a tensor, or a list for variable sizes) as the loader's output, on
-        its device (uploaded when the list ran on the CPU), and that device (None for NumPy)."""
+        """The batch's images (a tensor, or a list for variable sizes unless they share one shape,
+        as DataLoader's collate stacks them) as the loader's output, on its device (uploaded when
+        the list ran on the CPU), and that device (None for NumPy)."""
         loader = self._loader
         out = loader._output
         if isinstance(images, list):
             images = [to_array(t, out) for t in images]
             if loader._upload:
                 images = [t.pin_memory().to(loader._device, non_blocking=True) for t in images]
+            if images and all(t.shape == images[0].shape for t in images):
+                if out != "torch":
+                    return np.stack(images), None
+                import torch
+                return (images[0].unsqueeze(0) if len(images) == 1 else torch.stack(images)), images[0].device
             if out != "torch":
                 return images, None
             import torch

@@ -69,12 +69,14 @@ class Loader:
 
     Args:
         source: an ImageFolder root (one sub-folder per class, labelled as torchvision's
-            ``ImageFolder`` labels them), a sequence of ``(path, label)`` pairs, or a
-            :class:`~sluice.WebDataset` (tar shards).
+            ``ImageFolder`` labels them), a sequence of ``(path, label)`` pairs (paths as str,
+            bytes or path-like; labels any integer, NumPy's and torch's included), or a
+            :class:`~sluice.WebDataset` (tar shards). ``loader.dataset`` gives it back.
         transform: sluice transforms (a list or ``sluice.transforms.Compose``). When they end in
             a fixed size (a crop, ``RandomResizedCrop`` or ``Resize((h, w))``), images come as
-            one ``N x 3 x H x W`` tensor; otherwise (e.g. ``Resize(256)`` alone) as a list of
-            ``3 x H x W`` tensors, one per sample.
+            one ``N x 3 x H x W`` tensor; otherwise (e.g. ``Resize(256)`` alone) as one tensor
+            when the batch's images share a shape (batch size 1 included), else as a list of
+            ``3 x H x W`` tensors, one per sample (DataLoader's collate would refuse those).
         batch_size: samples per batch.
         device: ``"cpu"``, or ``"cuda"`` / ``"cuda:N"`` for the GPU path: JPEGs are decoded by
             the GPU's JPEG engines, nvJPEG's hybrid decoder and libjpeg-turbo together, and
@@ -161,6 +163,7 @@ class Loader:
         self._lock = threading.Lock()
         specs = compile_specs(self._batch.per_sample, self._output == "torch", self._functions)
         self._core = _core.Loader.create(source_arg(source), specs, options)
+        self._dataset = source
         _LIVE.add(self)  # closed at exit, before the interpreter stops running Python code
         try:
             self._batch.check_loader(self._core.output_size, self._core.samples)
@@ -190,6 +193,21 @@ class Loader:
         """Dataset indices (positions in :attr:`samples`) of the batch last yielded, in its order:
         which files a batch holds, e.g. to check what each rank saw or to log per-sample losses."""
         return self._last_indices
+
+    @property
+    def dataset(self) -> Any:
+        """The source as given (a folder, a pair list, a :class:`~sluice.WebDataset`), as
+        DataLoader's ``dataset``."""
+        return self._dataset
+
+    @property
+    def batch_size(self) -> int:
+        return self._core.options.batch_size
+
+    @property
+    def drop_last(self) -> bool:
+        """``last_batch == "drop"``, as DataLoader's ``drop_last``."""
+        return self._core.options.last_batch == "drop"
 
     @property
     def rank(self) -> int:

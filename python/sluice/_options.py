@@ -3,9 +3,12 @@ knows (torch dtypes, torch.distributed's rank, a source given as Python objects)
 value and resolves the automatic ones when the loader is made."""
 from __future__ import annotations
 
+import operator
 import os
 import sys
 from typing import Any, Sequence
+
+import numpy as np
 
 from . import _core
 
@@ -39,6 +42,17 @@ def shard(rank: Any, world_size: Any) -> tuple[Any, Any]:
     return 0, 1
 
 
+def _int_label(label: Any, i: int) -> int:
+    """An integer-like label (int, NumPy or torch integer, anything with __index__) as an int;
+    TypeError for a bool, a float or anything else."""
+    if isinstance(label, (bool, np.bool_)):
+        raise TypeError(f"source[{i}]: label must be an integer, got the bool {label!r}")
+    try:
+        return operator.index(label)
+    except TypeError:
+        raise TypeError(f"source[{i}]: label must be an integer, got {type(label).__name__} {label!r}") from None
+
+
 def source_arg(source: Any) -> Any:
     """An ImageFolder root (str or path) as a str, a sequence of (path, label) pairs as a list
     of (str, int), or a source made in C++ (sluice.WebDataset) as that."""
@@ -57,9 +71,7 @@ def source_arg(source: Any) -> Any:
         if not (isinstance(item, Sequence) and len(item) == 2):
             raise TypeError(f"source[{i}] must be a (path, label) pair, got {item!r}")
         path, label = item
-        if isinstance(label, bool) or not isinstance(label, int):
-            raise TypeError(f"source[{i}]: label must be an int, got {label!r}")
-        pairs.append((os.fspath(path), int(label)))
+        pairs.append((os.fspath(path), _int_label(label, i)))
     return pairs
 
 

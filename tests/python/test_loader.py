@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -171,6 +172,37 @@ def test_variable_size_batches_are_lists(small_folder, output):
     images, _ = next(iter(no_geometry))
     assert [tuple(x.shape[1:]) for x in images] == [
         np.asarray(Image.open(p)).shape[:2] for p, _ in no_geometry.samples]
+
+
+@pytest.mark.parametrize("output", ["torch", "numpy"])
+def test_a_batch_of_one_shape_is_stacked_as_collate_stacks_it(small_folder, output):
+    """Variable-size transforms: a batch whose samples share a shape (batch size 1 included) is
+    one array, as DataLoader's default collate gives it; mixed shapes stay a list."""
+    listed = sluice.Loader(small_folder, [T.Resize(40)], batch_size=4, dtype="uint8", layout="NHWC", output=output)
+    ones = sluice.Loader(small_folder, [T.Resize(40)], batch_size=1, dtype="uint8", layout="NHWC", output=output)
+    per_sample = [img for images, _ in listed for img in images]
+    for k, (images, labels) in enumerate(ones):
+        assert not isinstance(images, list) and tuple(images.shape) == (1, *per_sample[k].shape)
+        np.testing.assert_array_equal(np.asarray(images[0]), np.asarray(per_sample[k]))
+    path = listed.samples[0][0]
+    twice = sluice.Loader([(path, 0), (path, 1), (listed.samples[1][0], 2)], [T.Resize(40)], batch_size=2,
+                          dtype="uint8", layout="NHWC", output=output)
+    first, second = list(twice)
+    assert tuple(first[0].shape) == (2, *per_sample[0].shape)  # one file twice: one shape
+    assert len(second[0]) == 1 and not isinstance(second[0], list)
+
+
+def test_dataloader_attributes_and_integer_like_labels(small_folder):
+    files = [p for p, _ in sluice.Loader(small_folder, PIPE).samples[:4]]
+    pairs = [(files[0], np.int64(3)), (files[1].encode(), np.int32(1)), (files[2], torch.tensor(2)),
+             (pathlib.Path(files[3]), 0)]
+    loader = sluice.Loader(pairs, PIPE, batch_size=2, last_batch="drop")
+    assert loader.dataset is pairs and loader.batch_size == 2 and loader.drop_last
+    assert not sluice.Loader(small_folder, PIPE).drop_last
+    assert torch.cat([y for _, y in loader]).tolist() == [3, 1, 2, 0]
+    for bad in (True, 1.0, "1", np.bool_(True)):
+        with pytest.raises(TypeError, match=r"source\[0\]: label must be an integer"):
+            sluice.Loader([(files[0], bad)], PIPE)
 
 
 def test_numpy_output(small_folder):
