@@ -232,7 +232,10 @@ def _add_pack_parser(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     p = argparse.ArgumentParser(prog="sluice", description="sluice: fast image loading for PyTorch")
+    p.add_argument("--version", action="version", version=f"sluice {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     b = sub.add_parser("bench", help="measure loader throughput on DATA (or a sample dataset)")
@@ -311,8 +314,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (OSError, ValueError, TypeError, NotImplementedError) as e:
-        # Bad paths, bad data and bad arguments: one clear line, not a traceback.
+    except (OSError, ValueError, TypeError, NotImplementedError, RuntimeError, MemoryError) as e:
+        # Bad paths, bad data, bad arguments, a device that cannot be used: one clear line, not a
+        # traceback (SLUICE_TRACEBACK=1 shows it).
+        if os.environ.get("SLUICE_TRACEBACK"):
+            raise
         print(f"sluice {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -60,6 +60,18 @@ def test_make_dataset_knobs(tmp_path):
     assert 0 < sum(i["progressive"] for i in infos) < 12
 
 
+def test_version_and_a_device_that_cannot_be_used(small_folder):
+    import sluice
+
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"sluice {sluice.__version__}"
+    if getattr(sluice._core, "cuda_device_count", lambda: 0)() > 0:
+        return  # a GPU here: --device cuda works
+    r = run("bench", small_folder, "--device", "cuda", "--quiet")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith("sluice bench: error: ") and "cuda" in r.stderr and r.stderr.count("\n") == 1
+
+
 def test_bad_cli_arguments(tmp_path):
     r = run("make-dataset", str(tmp_path / "x"), "--width", "abc")
     assert r.returncode != 0 and "width" in r.stderr
