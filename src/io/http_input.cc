@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -155,7 +156,9 @@ Status HttpInput::Fill() {
     const double idle = Seconds(Clock::now() - std::max(last_byte_, called));
     if (idle > options_.timeout_s) {
       EndTransfer();
-      SLUICE_RETURN_IF_ERROR(Failed("no data for " + std::to_string(static_cast<int>(idle)) + " s", 0));
+      char waited[32];
+      std::snprintf(waited, sizeof(waited), "no data for %.1f s", idle);
+      SLUICE_RETURN_IF_ERROR(Failed(waited, 0));
       continue;
     }
     api_->curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
