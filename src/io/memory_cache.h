@@ -36,6 +36,9 @@ class MemoryCache : public Source {
   Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const override;
   uint64_t Digest() const override { return source_->Digest(); }
   const std::vector<std::string>& classes() const override { return source_->classes(); }
+  std::vector<int64_t> EpochOrder(bool shuffle, uint64_t seed, int64_t epoch, int world_size) const override {
+    return source_->EpochOrder(shuffle, seed, epoch, world_size);
+  }
 
   struct Counters {
     int64_t hits = 0, misses = 0;  // reads served from memory / from the source

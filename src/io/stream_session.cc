@@ -189,6 +189,9 @@ void StreamSession::EnsureFrontierStarts() const {
   const Reads* r = current_.get();
   if (stopped_ || r == nullptr || r->frontier >= static_cast<int64_t>(r->slots.size()) || idle_ > 0) return;
   if (static_cast<size_t>(r->pass_of[static_cast<size_t>(r->frontier)]) < r->next_pass) return;  // started
+  // Threads stay until Stop: a bound keeps an order that keeps needing them from piling them up
+  // (the streams' own order needs `lanes` at a time, and the next epoch's as many again).
+  if (threads_.size() >= 4 * threads_wanted_) return;
   threads_.emplace_back(&StreamSession::Work, const_cast<StreamSession*>(this));
 }
 
