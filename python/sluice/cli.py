@@ -23,11 +23,16 @@ def _range(text: str) -> tuple[int, int]:
 
 
 def _bench_loader(args: argparse.Namespace, data: str) -> tuple[Loader, list]:
-    transform = [T.RandomResizedCrop(args.size)]
-    if not args.no_flip:
-        transform.append(T.RandomHorizontalFlip())
-    if args.dtype != "uint8":
-        transform.append(T.Normalize(IMAGENET_MEAN, IMAGENET_STD))
+    if args.transform is not None:
+        from . import preview
+
+        transform = preview.load_transform(args.transform)
+    else:
+        transform = [T.RandomResizedCrop(args.size)]
+        if not args.no_flip:
+            transform.append(T.RandomHorizontalFlip())
+        if args.dtype != "uint8":
+            transform.append(T.Normalize(IMAGENET_MEAN, IMAGENET_STD))
     loader = Loader(data, transform, batch_size=args.batch_size, device=args.device, shuffle=True,
                     seed=args.seed, dtype=args.dtype, layout=args.layout, on_error=args.on_error,
                     num_threads=args.threads, io_threads=args.io_threads, prefetch=args.prefetch,
@@ -69,7 +74,8 @@ def _bench_result(args: argparse.Namespace, data: str, st: dict, images: int, wa
     result = {
         "data": data, "images": images, "seconds": wall, "images_per_s": rate,
         "device": args.device, "threads": st["num_threads"], "io_threads": st["io_threads"],
-        "batch_size": args.batch_size, "size": args.size, "dtype": args.dtype,
+        "batch_size": args.batch_size, "size": args.size if args.transform is None else None,
+        "transform": args.transform, "dtype": args.dtype,
         "layout": args.layout, "stage_ms_per_image": {k: 1e3 * v / max(images, 1)
                                                        for k, v in st["stage_seconds"].items()},
         "consumer_wait_fraction": st["wait_seconds"] / wall if wall else 0.0,
@@ -91,7 +97,8 @@ def _print_bench(args: argparse.Namespace, loader: Loader, transform: list, st: 
     print(f"  {loader.num_samples:,} images, {len(loader.classes)} classes; {args.epochs} epoch(s) timed after "
           f"{'one warm-up epoch' if args.warmup else 'no warm-up'}")
     print(f"  device={args.device} threads={st['num_threads']} io_threads={st['io_threads']} "
-          f"batch_size={args.batch_size} size={args.size} dtype={args.dtype} layout={args.layout}")
+          f"batch_size={args.batch_size}{f' size={args.size}' if args.transform is None else ''} "
+          f"dtype={args.dtype} layout={args.layout}")
     print(f"  transforms: {tf}")
     print()
     rows = [
@@ -245,6 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--io-threads", type=int, default=None)
     b.add_argument("--batch-size", type=int, default=256)
     b.add_argument("--size", type=int, default=224, help="RandomResizedCrop output size")
+    b.add_argument("--transform", metavar="EXPR",
+                   help="your pipeline instead of RandomResizedCrop(SIZE), flip and Normalize: a Python "
+                        "expression with T (sluice.transforms) in scope, e.g. \"[T.Resize(256), "
+                        "T.CenterCrop(224), T.ToTensor()]\", or @FILE.py:NAME (as preview takes it)")
     b.add_argument("--dtype", default="float32", choices=["float32", "float16", "uint8"])
     b.add_argument("--layout", default="NCHW", choices=["NCHW", "NHWC"])
     b.add_argument("--epochs", type=int, default=2, help="timed epochs")

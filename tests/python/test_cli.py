@@ -72,6 +72,21 @@ def test_version_and_a_device_that_cannot_be_used(small_folder):
     assert r.stderr.startswith("sluice bench: error: ") and "cuda" in r.stderr and r.stderr.count("\n") == 1
 
 
+def test_bench_runs_the_users_transform_list(small_folder, tmp_path):
+    r = run("bench", small_folder, "--transform", "[T.Resize(40), T.CenterCrop(32), T.ToTensor()]",
+            "--batch-size", "5", "--epochs", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "transforms: Resize CenterCrop ToTensor" in r.stdout
+    aug = tmp_path / "aug.py"
+    aug.write_text("import sluice.transforms as T\ntrain = T.Compose([T.RandomResizedCrop(48), T.ColorJitter(0.4)])\n")
+    r = run("bench", small_folder, "--transform", f"@{aug}:train", "--batch-size", "5", "--epochs", "1", "--json",
+            "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["images"] == 15
+    r = run("bench", small_folder, "--transform", "[T.Resize(", "--quiet")
+    assert r.returncode == 2 and r.stderr.startswith("sluice bench: error: --transform '[T.Resize(': not a Python")
+
+
 def test_bad_cli_arguments(tmp_path):
     r = run("make-dataset", str(tmp_path / "x"), "--width", "abc")
     assert r.returncode != 0 and "width" in r.stderr
