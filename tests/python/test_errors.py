@@ -247,9 +247,17 @@ def test_bad_transform_arguments(make, exc, match):
         make()
 
 
-def test_not_a_transform(small_folder):
-    with pytest.raises(TypeError, match="transform must be a sluice transform"):
-        sluice.Loader(small_folder, [T.CenterCrop(8), lambda x: x])
+def test_a_bare_function_is_a_lambda_and_other_objects_are_refused(small_folder):
+    def invert(x):
+        return 255 - x
+
+    kw = dict(batch_size=15, output="numpy", num_threads=1, dtype="uint8")
+    plain, _ = next(iter(sluice.Loader(small_folder, [T.CenterCrop(8)], **kw)))
+    bare, _ = next(iter(sluice.Loader(small_folder, [T.CenterCrop(8), invert], **kw)))
+    np.testing.assert_array_equal(bare, 255 - plain)
+    assert isinstance(sluice.Loader(small_folder, [T.CenterCrop(8), invert]).transforms[1], T.Lambda)
+    with pytest.raises(TypeError, match="transform must be a sluice transform, a function"):
+        sluice.Loader(small_folder, [T.CenterCrop(8), object()])
 
 
 def test_core_validates_transforms_too(small_folder):

@@ -2,6 +2,8 @@
 (compiled to C++ descriptions) and the trailing batch transforms (applied in Python)."""
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any, Sequence
 
 from .. import _core
@@ -62,5 +64,10 @@ def flatten(transform: Any) -> list[Transform]:
         return [transform]
     if isinstance(transform, (list, tuple)):
         return [t for item in transform for t in flatten(item)]
-    raise TypeError(f"transform must be a sluice transform, a list of them or sluice.transforms."
-                    f"Compose, got {type(transform).__name__}: {transform!r}")
+    if isinstance(transform, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)):
+        return [Lambda(transform)]  # a plain function, as torchvision's Lambda would hold it
+    hint = ""
+    if type(transform).__module__.startswith("torchvision"):
+        hint = " (a torchvision transform: use the sluice transform of the same name)"
+    raise TypeError(f"transform must be a sluice transform, a function, a list of them or sluice.transforms."
+                    f"Compose, got {type(transform).__name__}: {transform!r}{hint}")
