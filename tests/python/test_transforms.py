@@ -184,6 +184,19 @@ def test_normalize_exact_in_float(dtype, npdtype):
     np.testing.assert_array_equal(ours, ref.astype(npdtype))
 
 
+def test_normalize_takes_arrays_and_tensors_as_torchvision_does():
+    torch = pytest.importorskip("torch")
+    data = jpeg(64, 48)
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    want = run_sample(data, [T.CenterCrop(32), T.Normalize(mean, std)], dtype="float32")
+    for m, s in ((np.array(mean), np.array(std)), (torch.tensor(mean, dtype=torch.float64), torch.tensor(std))):
+        np.testing.assert_allclose(run_sample(data, [T.CenterCrop(32), T.Normalize(m, s)], dtype="float32"), want,
+                                   rtol=1e-6)
+    assert T.Normalize(np.float32(0.5), torch.tensor(0.25)).mean == (0.5, 0.5, 0.5)
+    with pytest.raises(TypeError, match="Normalize: mean must be a number or a sequence of 1 or 3"):
+        T.Normalize(np.zeros((3, 1)), std)
+
+
 def test_float_without_normalize_is_to_tensor_scaling():
     data = jpeg(64, 48)
     u8 = run_sample(data, [T.CenterCrop(32)])

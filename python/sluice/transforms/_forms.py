@@ -93,6 +93,9 @@ def one_or_three(owner: str, name: str, value: Any) -> tuple[float, float, float
     """A number, or a sequence of one or three numbers (one per RGB channel), as three floats."""
     if is_number(value):
         value = [value]
+    if not isinstance(value, Sequence) and hasattr(value, "tolist") and getattr(value, "ndim", None) in (0, 1):
+        value = value.tolist()  # a NumPy array or a torch tensor, as torchvision takes them
+        value = [value] if is_number(value) else value
     if not (isinstance(value, Sequence) and len(value) in (1, 3) and all(is_number(v) for v in value)):
         raise TypeError(f"{owner}: {name} must be a number or a sequence of 1 or 3 numbers (RGB), got {value!r}")
     return tuple(float(v) for v in value) * (3 if len(value) == 1 else 1)  # type: ignore[return-value]
