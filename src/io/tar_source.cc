@@ -75,7 +75,7 @@ Result<std::shared_ptr<const TarSource>> TarSource::Create(const std::vector<std
                                                           WebDatasetSpec spec, const std::string& index_cache) {
   if (shards.empty()) return InvalidArgument("no shards given");
   for (const std::string& s : shards)
-    if (IsStreamUrl(s)) return InvalidArgument(s, ": streaming shards (http, https, pipe:) are not read yet");
+    if (IsStreamUrl(s)) return InvalidArgument(s, ": a stream (http, https, pipe:) cannot be read by offset: read it with StreamSource");
   if (spec.image_exts.empty()) return InvalidArgument("image_key names no extension");
   for (const std::string& ext : spec.label_exts)
     if (ext.ends_with("json") && spec.label_field.empty())

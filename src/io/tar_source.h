@@ -31,8 +31,8 @@ namespace sluice {
 class TarSource : public Source {
  public:
   // `index_cache`: a folder where shard indexes are kept between runs (shard_index_cache.h);
-  // empty: every shard is walked. Errors: InvalidArgument (no shards, a stream url: not read in
-  // this mode), NotFound / IOError / Unsupported for a shard that cannot be opened,
+  // empty: every shard is walked. Errors: InvalidArgument (no shards, a stream url: StreamSource
+  // reads those), NotFound / IOError / Unsupported for a shard that cannot be opened,
   // InvalidArgument when no shard holds a sample.
   static Result<std::shared_ptr<const TarSource>> Create(const std::vector<std::string>& shards,
                                                         WebDatasetSpec spec, const std::string& index_cache = "");

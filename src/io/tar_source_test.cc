@@ -95,7 +95,7 @@ TEST_F(TarSourceTest, ShardsThatCannotBeReadAreErrorsNamingThem) {
   EXPECT_EQ(TarSource::Create({(dir_ / "none.tar").string()}, {}).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(TarSource::Create({dir_.string()}, {}).status().code(), StatusCode::kUnsupported);
   EXPECT_EQ(TarSource::Create({"http://h/a.tar"}, {}).status().message(),
-            "http://h/a.tar: streaming shards (http, https, pipe:) are not read yet");
+            "http://h/a.tar: a stream (http, https, pipe:) cannot be read by offset: read it with StreamSource");
   const std::string empty = Write("empty.tar", {});
   auto s = TarSource::Create({empty}, {});  // one entry: the damage ("empty, not a tar archive")
   ASSERT_TRUE(s.ok());
