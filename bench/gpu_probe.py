@@ -13,7 +13,19 @@ a decode of the whole image; seed: bench/augment_bench.py's seed list, float32),
 source (files: DATA as an image folder, the default; shards: DATA packed once by `sluice pack`
 into DATA.shards, read through sluice.WebDataset), env.NAME=VALUE (environment of that run), beside=N (a CPU-only sluice loader of N threads runs
 in another process meanwhile, on the same files: does CPU work that is not the GPU loader's own
-slow the engines?).
+slow the engines?), sched (spin|yield|blocking: how the CUDA context's host threads wait,
+set before the context exists), affinity=split (the loader's threads that feed the engines, its
+I/O threads and the main thread on the first 3 physical cores, both hyperthreads; its decode
+threads on the others).
+
+The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_ENGINE_IMAGES
+(images per engine in one engine call; 32), SLUICE_ROUTE_SHARE (auto's CPU share, held),
+SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid). Each row also gives the CPU time of each group of
+threads (by name: sluice-nvjpeg, sluice-cpu, sluice-io, the rest) in cores.
+
+    python bench/gpu_probe.py DATA --engine-widths 16,32,37,64
+
+measures the engines' bare loop (whole images) at those images per engine instead.
 
 A configuration that does not finish within --timeout seconds is killed; with SLUICE_PROBE_GDB
 set to a gdb command line (scripts/device_run.sh probe sets it), every thread's stack is
@@ -47,7 +59,72 @@ def parse(config: str) -> dict:
     return out
 
 
+def set_sched(mode: str) -> None:
+    """How the primary context's host threads wait for the GPU, before anything creates it."""
+    import ctypes
+    flags = {"spin": 1, "yield": 2, "blocking": 4}[mode]
+    cuda = ctypes.CDLL("libcuda.so.1")
+    if cuda.cuInit(0) != 0 or cuda.cuDevicePrimaryCtxSetFlags(0, flags) != 0:
+        raise RuntimeError(f"cannot set the context's scheduling to {mode}")
+
+
+def thread_groups() -> dict:
+    """CPU seconds of this process's threads, summed by name without its trailing digits."""
+    import re
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()
+        group = re.sub(r"\d+$", "", name) if name.startswith("sluice") else "other"
+        out[group] = out.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def physical_cores() -> list:
+    """The CPUs this process may use, grouped by physical core (hyperthread siblings together)."""
+    groups, seen = [], set()
+    for cpu in sorted(os.sched_getaffinity(0)):
+        if cpu in seen:
+            continue
+        try:
+            with open(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list") as f:
+                text = f.read().strip()
+        except OSError:
+            text = str(cpu)
+        sib = set()
+        for part in text.split(","):
+            a, _, b = part.partition("-")
+            sib.update(range(int(a), int(b or a) + 1))
+        sib &= os.sched_getaffinity(0)
+        seen |= sib
+        groups.append(sorted(sib))
+    return groups
+
+
+def split_affinity(feed_cores: int = 3) -> str:
+    """Engine-feeding, I/O and main threads on the first physical cores; decode threads apart."""
+    cores = physical_cores()
+    feed = [c for g in cores[:feed_cores] for c in g]
+    rest = [c for g in cores[feed_cores:] for c in g] or feed
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+            os.sched_setaffinity(int(tid), rest if name.startswith("sluice-cpu") else feed)
+        except OSError:
+            pass
+    return f"feed {feed}, decode {rest}"
+
+
 def child(data: str, config: dict, seconds: float) -> None:
+    if "sched" in config:
+        set_sched(config["sched"])
     import torch
     import sluice
     import sluice.transforms as T
@@ -76,6 +153,7 @@ def child(data: str, config: dict, seconds: float) -> None:
     loader = sluice.Loader(source, tf, batch_size=int(config.get("batch", 256)), device="cuda",
                            dtype=dtype, shuffle=True, seed=0, **kw)
     sink = torch.zeros((), device="cuda")
+    placed = None
 
     def batches():
         epoch = 0
@@ -88,8 +166,11 @@ def child(data: str, config: dict, seconds: float) -> None:
     it = batches()
     for _ in range(3):
         sink += next(it)[:, 0, 0, 0].float().sum()
+    if config.get("affinity") == "split":  # the loader's threads exist once a batch came
+        placed = split_affinity()
     torch.cuda.synchronize()
     loader.reset_stats()
+    g0 = thread_groups()
     j0, t0, n = cpu_jiffies(), time.perf_counter(), 0
     while time.perf_counter() - t0 < seconds:
         images = next(it)
@@ -98,12 +179,16 @@ def child(data: str, config: dict, seconds: float) -> None:
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     cores = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / dt
+    g1 = thread_groups()
+    groups = {k: round((v - g0.get(k, 0.0)) / dt, 2) for k, v in sorted(g1.items())}
     st = loader.stats()
     poller.stop()
     print(json.dumps({"images_per_s": n / dt, "cores": cores, "routes": st.get("route_samples"),
                       "gpu_peak_mib": st.get("gpu_memory_peak", 0) / 2**20,
                       "process_mib": (poller.peak or 0) / 2**20,
-                      "threads": st.get("num_threads"), "io": st.get("io_threads")}), flush=True)
+                      "threads": st.get("num_threads"), "io": st.get("io_threads"), "groups": groups,
+                      "engine_busy": st.get("engine_busy_seconds", 0) / max(st.get("wall_seconds", 0), 1e-9),
+                      "placed": placed}), flush=True)
     del it
     del loader  # prints the trace to stderr
 
@@ -118,6 +203,20 @@ def shards_of(data: str) -> str:
         print(f"packed {s['samples']:,} images into {s['shards']} shards in {out}: "
               f"{s['images_per_s']:,.0f} images/s", flush=True)
     return out
+
+
+def engine_widths(data: str, widths: str, seconds: float) -> None:
+    """The engines' bare loop over DATA's whole images at each images-per-engine in `widths`."""
+    from sluice import _core
+    files = []
+    for root, _, names in os.walk(data):
+        for n in sorted(names):
+            with open(os.path.join(root, n), "rb") as f:
+                files.append(f.read())
+    print("\n| images per engine | images per call | img/s |\n|---:|---:|---:|", flush=True)
+    for w in (int(x) for x in widths.split(",")):
+        r = _core._engine_rate(files, seconds, 0, w)
+        print(f"| {w} | {r['call_width']} | {r['images'] / r['seconds']:,.0f} |", flush=True)
 
 
 def beside(data: str, threads: int) -> None:
@@ -168,7 +267,11 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=40.0)
     ap.add_argument("--_child", help=argparse.SUPPRESS)
     ap.add_argument("--_beside", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--engine-widths", help="images per engine, comma-separated: the bare loop only")
     args = ap.parse_args()
+    if args.engine_widths:
+        engine_widths(args.data, args.engine_widths, args.seconds)
+        return 0
     if args._child is not None:
         child(args.data, parse(args._child), args.seconds)
         return 0
@@ -217,12 +320,19 @@ def main() -> int:
         print(f"{config}: {result['images_per_s']:,.0f} img/s, {result['cores']:.1f} cores, "
               f"routes {result['routes']}, pool peak {result['gpu_peak_mib']:.0f} MiB, "
               f"process {result['process_mib']:.0f} MiB, "
-              f"threads {result['threads']}+{result['io']} io", flush=True)
+              f"threads {result['threads']}+{result['io']} io, engines busy {result['engine_busy']:.0%}, "
+              f"thread groups (cores) {result['groups']}", flush=True)
+        if result.get("placed"):
+            print(f"    placed: {result['placed']}", flush=True)
         for line in trace:
             print("   ", line, flush=True)
-    print("\n| config | img/s | cores | process MiB |\n|---|---:|---:|---:|")
+    print("\n| config | img/s | cores | engines busy | nvjpeg / cpu / io threads (cores) | process MiB |\n"
+          "|---|---:|---:|---:|---|---:|")
     for config, r in rows:
-        print(f"| {config} | {r['images_per_s']:,.0f} | {r['cores']:.1f} | {r['process_mib']:,.0f} |")
+        g = r["groups"]
+        print(f"| {config} | {r['images_per_s']:,.0f} | {r['cores']:.1f} | {r['engine_busy']:.0%} | "
+              f"{g.get('sluice-nvjpeg', 0):.2f} / {g.get('sluice-cpu', 0):.2f} / {g.get('sluice-io', 0):.2f} | "
+              f"{r['process_mib']:,.0f} |")
     return 0
 
 

@@ -5,8 +5,9 @@
 # the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
 #   usage (device tool, carry [".deb", ".whl"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|multigpu|shards|all]
 #   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)
-#   probe: builds the Python module only and runs bench/gpu_probe.py on dataset (a) with the
-#   configurations in PROBE (separated by spaces; see that script).
+#   probe: builds the Python module only and runs bench/gpu_probe.py on the datasets in
+#   PROBE_DATASETS ("a") with the configurations in PROBE (separated by spaces; see that script),
+#   after the engines' bare loop at the images per engine in ENGINE_WIDTHS (e.g. 16,32,37), if set.
 #   multigpu (a machine with 2+ GPUs): the tests, then bench/scaling_bench.py on a VOC-like dataset
 #   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader (SYSTEMS,
 #   ROUTE: one or more routes, JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs.
@@ -137,10 +138,15 @@ if [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = multigpu ]; then
   fi
 fi
 if [ "$what" = probe ]; then
-  [ -f /tmp/data_a.done ] || { "$PY" -m sluice make-dataset /tmp/data_a -n "${N:-4096}" --preset imagenet --quiet && touch /tmp/data_a.done; }
+  [ -f /tmp/built_new ] && { wait_for /tmp/prepared || { echo "prepare did not finish"; exit 1; }; }
+  DATASETS=${PROBE_DATASETS:-a} make_datasets
   read -r -a configs <<<"${PROBE:-route=hardware route=auto}"
   args=(); for c in "${configs[@]}"; do args+=(--config "$c"); done
-  "$PY" bench/gpu_probe.py /tmp/data_a --seconds "${SECONDS_PER_ROW:-5}" "${args[@]}" 2>&1 | tee "$OUT/probe.log"
+  for d in ${PROBE_DATASETS:-a}; do
+    echo "== dataset ($d)" | tee -a "$OUT/probe.log"
+    [ -n "${ENGINE_WIDTHS:-}" ] && "$PY" bench/gpu_probe.py /tmp/data_$d --seconds 3 --engine-widths "$ENGINE_WIDTHS" 2>&1 | tee -a "$OUT/probe.log"
+    "$PY" bench/gpu_probe.py /tmp/data_$d --seconds "${SECONDS_PER_ROW:-5}" "${args[@]}" 2>&1 | tee -a "$OUT/probe.log"
+  done
   exit 0
 fi
 # augbench: the seed pipeline (Resize, RandomRotation, RandomCrop, flip, ColorJitter, Normalize,

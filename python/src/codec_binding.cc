@@ -100,8 +100,9 @@ void RegisterCodec(nb::module_& m) {
 
   m.def(
       "_engine_rate",
-      [](const std::vector<nb::bytes>& files, double seconds, int device) {
+      [](const std::vector<nb::bytes>& files, double seconds, int device, int images_per_engine) {
         if (!(seconds > 0)) Check(InvalidArgument("_engine_rate: seconds must be > 0"));
+        if (images_per_engine < 1) Check(InvalidArgument("_engine_rate: images_per_engine must be >= 1"));
         std::vector<std::vector<uint8_t>> copies;
         copies.reserve(files.size());
         for (const nb::bytes& f : files) {
@@ -110,11 +111,11 @@ void RegisterCodec(nb::module_& m) {
         }
         Result<EngineRate> r = [&] {
           nb::gil_scoped_release release;
-          return MeasureEngineRate(copies, seconds, device);
+          return MeasureEngineRate(copies, seconds, device, images_per_engine);
         }();
         return EngineRateToDict(Unwrap(std::move(r)));
       },
-      nb::arg("files"), nb::arg("seconds"), nb::arg("device") = 0,
+      nb::arg("files"), nb::arg("seconds"), nb::arg("device") = 0, nb::arg("images_per_engine") = 32,
       "The JPEG engines' rate in a bare loop over whole images (codec/engine_rate.h).");
 
 }

@@ -50,8 +50,9 @@ Status DecodeCall(NvjpegHardwareDecoder& hw, const std::vector<EngineFile>& file
 
 }  // namespace
 
-Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files, double seconds, int device) {
-  SLUICE_CHECK(seconds > 0);
+Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files, double seconds, int device,
+                                     int images_per_engine) {
+  SLUICE_CHECK(seconds > 0 && images_per_engine >= 1);
   SLUICE_RETURN_IF_ERROR(CheckCudaDevice(device));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
   size_t slot = 0;
@@ -62,7 +63,7 @@ Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<DevicePool> pool, DevicePool::Create(device, int64_t{16} << 30));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegContext> ctx, NvjpegContext::Create(pool.get()));
   if (ctx->hardware_handle() == nullptr) return ctx->hardware_status().WithPrefix("no JPEG engines");
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegHardwareDecoder> hw, NvjpegHardwareDecoder::Create(ctx.get()));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegHardwareDecoder> hw, NvjpegHardwareDecoder::Create(ctx.get(), images_per_engine));
   CudaStream stream;
   SLUICE_RETURN_IF_ERROR(stream.Create());
 

@@ -28,10 +28,12 @@ struct EngineRate {
   int call_width = 0;    // images per call
 };
 
-// Decodes `files` over and over for at least `seconds` (after one untimed call) on `device`.
-// REQUIRES: seconds > 0. Fails when the build has no CUDA path, the device has no JPEG engines,
+// Decodes `files` over and over for at least `seconds` (after one untimed call) on `device`, in
+// calls of `images_per_engine` x engines images.
+// REQUIRES: seconds > 0, images_per_engine >= 1. Fails when the build has no CUDA path, the device has no JPEG engines,
 // or none of the files is one the engines take (baseline, 3 components).
-Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files, double seconds, int device);
+Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files, double seconds, int device,
+                                     int images_per_engine = 32);
 
 }  // namespace sluice
 

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/env_knob.h"
+
 namespace sluice {
 
 Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, DecodeRoute route, int threads) {
@@ -16,7 +18,8 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
   }
   d->nvjpeg_ = std::move(ctx).value();
   for (int t = 0; route != DecodeRoute::kHybrid && t < kEngineThreads; ++t) {
-    Result<std::unique_ptr<NvjpegHardwareDecoder>> hw = NvjpegHardwareDecoder::Create(d->nvjpeg_.get());
+    static const int per_engine = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_IMAGES", 32)));
+    Result<std::unique_ptr<NvjpegHardwareDecoder>> hw = NvjpegHardwareDecoder::Create(d->nvjpeg_.get(), per_engine);
     if (!hw.ok()) {
       d->hw_.clear();
       if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");
