@@ -28,10 +28,20 @@ void BatchRing::MarkDone(RingBatch& batch) {
 }
 
 void BatchRing::Cancel() {
-  for (auto& b : in_flight_) b->cancelled.store(true, std::memory_order_relaxed);
+  CancelUnless([](const RingBatch&, int64_t) { return false; }, 0);
+  ahead_next_ = 0;
+}
+
+void BatchRing::CancelUnless(bool (*keep)(const RingBatch&, int64_t), int64_t epoch) {
+  std::vector<std::shared_ptr<RingBatch>> dropped;
+  for (auto& b : in_flight_)
+    if (!keep(*b, epoch)) {
+      b->cancelled.store(true, std::memory_order_relaxed);
+      dropped.push_back(b);
+    }
   std::unique_lock<std::mutex> lock(mu_);
-  for (auto& b : in_flight_) done_cv_.wait(lock, [&] { return b->done; });
-  in_flight_.clear();
+  for (auto& b : dropped) done_cv_.wait(lock, [&] { return b->done; });
+  std::erase_if(in_flight_, [&](const std::shared_ptr<RingBatch>& b) { return !keep(*b, epoch); });
 }
 
 void BatchRing::Abort(const std::string& why) {
@@ -42,26 +52,52 @@ void BatchRing::Abort(const std::string& why) {
 }
 
 void BatchRing::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) {
-  Cancel();
+  const bool continued = schedule != nullptr && schedule == ahead_ && first_batch == 0;
+  if (continued) {  // keep what started ahead (all of this epoch, its first batches in order)
+    CancelUnless([](const RingBatch& b, int64_t epoch) { return b.epoch == epoch && b.ahead; }, schedule->epoch());
+  } else {
+    Cancel();
+  }
   work_->NewEpoch();
   schedule_ = std::move(schedule);
   epoch_ = schedule_->epoch();
-  next_ = next_out_ = first_batch;
+  next_out_ = first_batch;
+  next_ = continued ? ahead_next_ : first_batch;
+  for (auto& b : in_flight_) b->ahead = false;
+  ahead_.reset();
+  ahead_next_ = 0;
+  TopUp();
+}
+
+void BatchRing::ReadAhead(std::shared_ptr<const EpochSchedule> next) {
+  if (next != ahead_) {  // a different expectation: what started for the old one goes
+    CancelUnless([](const RingBatch& b, int64_t) { return !b.ahead; }, 0);
+    ahead_next_ = 0;
+  }
+  ahead_ = std::move(next);
   TopUp();
 }
 
 void BatchRing::TopUp() {
-  while (static_cast<int>(in_flight_.size()) < *options_.prefetch && next_ < schedule_->num_batches()) {
+  while (static_cast<int>(in_flight_.size()) < *options_.prefetch) {
+    const bool current = next_ < schedule_->num_batches();
+    if (!current && (ahead_ == nullptr || ahead_next_ >= ahead_->num_batches())) break;
     if (!in_flight_.empty() && !work_->Admit(in_flight_)) break;
-    Schedule(next_++);
+    if (current) {
+      Schedule(*schedule_, next_++);
+    } else {
+      Schedule(*ahead_, ahead_next_++);
+    }
   }
 }
 
-void BatchRing::Schedule(int64_t index) {
+void BatchRing::Schedule(const EpochSchedule& schedule, int64_t index) {
   std::shared_ptr<RingBatch> b = work_->NewBatch();
-  b->epoch = epoch_;
+  b->epoch = schedule.epoch();
   b->index = index;
-  schedule_->Batch(index, &b->samples, &b->padding);
+  b->sequence = sequence_++;
+  b->ahead = &schedule != schedule_.get();
+  schedule.Batch(index, &b->samples, &b->padding);
   b->status.resize(b->samples.size());
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -105,7 +141,7 @@ Result<std::optional<Batch>> BatchRing::Next(std::optional<std::chrono::millisec
     std::lock_guard<std::mutex> lock(mu_);
     if (aborted_) return FailedPrecondition(*aborted_);
   }
-  if (in_flight_.empty()) return std::optional<Batch>();
+  if (in_flight_.empty() || in_flight_.front()->ahead) return std::optional<Batch>();  // the epoch's end
   std::shared_ptr<RingBatch> b = in_flight_.front();
   if (!Wait(*b, wait)) {
     std::lock_guard<std::mutex> lock(mu_);

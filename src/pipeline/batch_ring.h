@@ -8,8 +8,15 @@
 // indices, padding flags and the counters. The executor (a BatchWork) does the work of a batch:
 // it starts it, marks it done, and gives its images.
 //
+// Told which schedule comes next (ReadAhead), the ring goes on into it once every batch of the
+// current epoch has started, so that the next epoch's first batches are under way when this one
+// ends (no pipeline restart at each epoch: short epochs lost 10-20% to it). Next() still ends the
+// epoch at its last batch; StartEpoch with that very schedule keeps the batches started ahead,
+// any other start cancels them.
+//
 //   BatchRing ring(source, options, &executor);   // options resolved (ResolveOptions)
 //   ring.StartEpoch(schedule, 0);
+//   ring.ReadAhead(next_schedule);                 // optional
 //   while (auto batch = ring.Next(), batch.ok() && *batch) Use(**batch);
 //
 // Thread-safety: StartEpoch, Next and Cancel from one thread at a time; MarkDone, Abort and Stats
@@ -44,6 +51,8 @@ class BatchRing;
 struct RingBatch {
   virtual ~RingBatch() = default;
   int64_t epoch = 0, index = 0;    // its epoch, and its number in the epoch's schedule
+  int64_t sequence = 0;            // its number among all the batches the ring started
+  bool ahead = false;              // started for the schedule expected next (the ring's thread)
   std::vector<int64_t> samples;    // dataset indices
   std::vector<uint8_t> padding;    // per sample: 1 for a repeat filling the last batch
   std::vector<Status> status;      // per sample: why it failed (the error names the file)
@@ -99,7 +108,12 @@ class BatchRing {
 
   // Cancels the batches of a previous epoch and starts `schedule` at batch `first_batch` (0, or
   // where a resumed run left off). REQUIRES: 0 <= first_batch <= schedule->num_batches().
+  // With the schedule last given to ReadAhead and first_batch 0, the batches started ahead are
+  // kept; every other batch in flight is cancelled.
   void StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch);
+  // The schedule expected next: once every batch of the current one has started, its batches
+  // start too (within the prefetch window). nullptr: none.
+  void ReadAhead(std::shared_ptr<const EpochSchedule> next);
   // The next batch, nullopt at the end of the epoch; see Loader::Next for the errors. With `wait`,
   // DeadlineExceeded when the batch is not done within it (nothing is taken; call again).
   Result<std::optional<Batch>> Next(std::optional<std::chrono::milliseconds> wait = std::nullopt);
@@ -118,7 +132,9 @@ class BatchRing {
   friend class BatchWork;
   void MarkDone(RingBatch& batch);
   void TopUp();
-  void Schedule(int64_t index);
+  void Schedule(const EpochSchedule& schedule, int64_t index);
+  // Cancels the batches in flight that `keep` rejects and waits until they are done.
+  void CancelUnless(bool (*keep)(const RingBatch&, int64_t), int64_t epoch);
   // Whether `batch` is done (false: `wait` ran out, or the ring was aborted).
   bool Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait);
   void ReportStall(int64_t waited_s) const;  // to stderr, with mu_ held
@@ -132,6 +148,9 @@ class BatchRing {
   int64_t epoch_ = -1;
   int64_t next_ = 0;      // the next batch of the schedule to start
   int64_t next_out_ = 0;  // the next one to hand out
+  std::shared_ptr<const EpochSchedule> ahead_;  // the schedule expected next (ReadAhead)
+  int64_t ahead_next_ = 0;                      // its next batch to start
+  int64_t sequence_ = 0;                        // batches started so far
   std::deque<std::shared_ptr<RingBatch>> in_flight_;  // changed with mu_ held (Abort reads it)
   mutable std::mutex mu_;  // guards RingBatch::done, aborted_
   std::optional<std::string> aborted_;  // why, once Abort() was called

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/env_knob.h"
 #include "core/timed_mutex.h"
 #include "io/memory_cache.h"
 #include "io/stream_session.h"
@@ -112,6 +113,7 @@ class Loader::Impl {
   ShardOptions shard_;
   int64_t full_batches_ = 0;                       // batches of an epoch that is not resumed
   std::shared_ptr<const EpochSchedule> schedule_;  // of the epoch last started (epoch 0 before)
+  std::shared_ptr<const EpochSchedule> ahead_;     // the next epoch's, read ahead (drive_mu_)
   std::vector<uint8_t> resumed_from_;              // its consumed positions, when it is resumed
   bool started_ = false;
   int64_t position_ = 0;                           // batches of it taken (or skipped by a resume)
@@ -275,6 +277,8 @@ Status Loader::StartEpoch(int64_t epoch) {
     schedule = std::move(resume->schedule);
     position = resume->first_batch;
     resumed_from = std::move(resume->resumed_from);
+  } else if (m.ahead_ != nullptr && m.ahead_->epoch() == epoch) {
+    schedule = m.ahead_;  // its first batches are under way
   } else if (schedule->epoch() != epoch || schedule->resumed()) {
     SLUICE_ASSIGN_OR_RETURN(EpochSchedule s, EpochSchedule::Create(m.shard_, epoch));
     schedule = std::make_shared<const EpochSchedule>(std::move(s));
@@ -296,6 +300,14 @@ Status Loader::StartEpoch(int64_t epoch) {
       m.stream_->PlanNext(next->IndicesFrom(0));
   }
   m.ring_->StartEpoch(std::move(schedule), position);
+  // The next epoch is read ahead as this one's last batches start (not for streamed shards, whose
+  // session reads by the epoch it was told).
+  m.ahead_.reset();
+  static const bool read_ahead = EnvKnob("SLUICE_READ_AHEAD", 1) != 0;  // off: to measure its gain
+  if (m.stream_ == nullptr && read_ahead)
+    if (Result<EpochSchedule> next = EpochSchedule::Create(m.shard_, epoch + 1); next.ok())
+      m.ahead_ = std::make_shared<const EpochSchedule>(std::move(next).value());
+  m.ring_->ReadAhead(m.ahead_);
   return Status::OK();
 }
 

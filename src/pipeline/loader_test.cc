@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/decoder.h"
@@ -627,6 +630,59 @@ void ExpectSameBatches(const std::vector<Batch>& got, const std::vector<Batch>& 
     EXPECT_EQ(std::memcmp(got[k].images.data(), want[k].images.data(), got[k].images.nbytes()), 0)
         << "pixels of batch " << k;
   }
+}
+
+// A source that counts its reads (by sample), over another.
+class CountingSource : public Source {
+ public:
+  explicit CountingSource(std::shared_ptr<const Source> inner) : inner_(std::move(inner)), reads_(inner_->size()) {}
+  int64_t size() const override { return inner_->size(); }
+  int64_t label(int64_t i) const override { return inner_->label(i); }
+  std::string name(int64_t i) const override { return inner_->name(i); }
+  Result<SampleBytes> Read(int64_t i, const ByteAllocator& memory, int64_t max_bytes) const override {
+    reads_[static_cast<size_t>(i)].fetch_add(1);
+    return inner_->Read(i, memory, max_bytes);
+  }
+  uint64_t Digest() const override { return inner_->Digest(); }
+  int64_t reads() const {
+    int64_t n = 0;
+    for (const auto& r : reads_) n += r.load();
+    return n;
+  }
+
+ private:
+  std::shared_ptr<const Source> inner_;
+  mutable std::vector<std::atomic<int64_t>> reads_;
+};
+
+TEST_F(LoaderTest, TheNextEpochIsReadAheadWithTheSameBatches) {
+  auto counting = std::make_shared<CountingSource>(Folder());
+  LoaderOptions o = Options(3, 2);
+  o.prefetch = 2;
+  auto loader = Make(counting, Transforms(), o);
+  auto fresh = Make(Folder(), Transforms(), o);
+  ASSERT_NE(loader, nullptr);
+  const std::vector<Batch> epoch0 = Epoch(*loader, 0);
+  ASSERT_EQ(epoch0.size(), 3u);
+  // Once the last batch of epoch 0 started, epoch 1's first one did too: its reads come without
+  // a StartEpoch(1).
+  for (int i = 0; i < 500 && counting->reads() < 7 + 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_GE(counting->reads(), 7 + 3);
+  EXPECT_LE(counting->reads(), 7 + 6);  // within the prefetch window
+  // Epoch 1 is what a loader that read nothing ahead gives, batch for batch, pixel for pixel.
+  const std::vector<Batch> epoch1 = Epoch(*loader, 1);
+  ExpectSameBatches(epoch1, Epoch(*fresh, 1));
+  for (const Batch& b : epoch1) EXPECT_EQ(b.epoch, 1);
+  // Another epoch than the one read ahead: what was read ahead is dropped.
+  const std::vector<Batch> epoch5 = Epoch(*loader, 5);
+  ExpectSameBatches(epoch5, Epoch(*fresh, 5));
+  // Stopping early, then the next epoch: a whole epoch 6, nothing of 5 or of a stale read-ahead.
+  ASSERT_TRUE(loader->StartEpoch(5).ok());
+  ASSERT_TRUE(loader->Next().ok());
+  const std::vector<Batch> epoch6 = Epoch(*loader, 6);
+  ExpectSameBatches(epoch6, Epoch(*fresh, 6));
+  // The same epoch again (not the one read ahead) starts over.
+  ExpectSameBatches(Epoch(*loader, 6), epoch6);
 }
 
 TEST_F(LoaderTest, ResumeYieldsExactlyTheRemainingBatches) {

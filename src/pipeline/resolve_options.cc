@@ -11,11 +11,13 @@ namespace sluice {
 namespace {
 
 // With the JPEG engines in use (decode_route auto), the CPU-side decoders leave cores to what
-// feeds the engines (reading, header parsing, nvJPEG's host work, the tap tables): a decode
-// thread per core slows the engines more than it adds. Measured on (a) with 16 vCPUs
-// (bench/gpu_probe.py, one engine thread): 6 decode threads 15,800 images/s, 8 17,800, 10 17,500,
-// 12 17,000; with two engine threads, 8 gave 18,100 and the engines alone 17,300.
-constexpr int kFeederCores = 8;  // at most half of them
+// feeds the engines: on the H100 machine the engine threads take 1.2-1.4 cores, the I/O threads
+// 0.5-1.3 (bench/gpu_probe.py's thread groups). Measured there (16 vCPUs, 2026-11-25, one call,
+// 12% / 19% of each batch on the CPU side): 8 threads added 9% to the engines alone on 143-KiB
+// files; 12 threads added 5% on those and 10% on 28-KiB files. Earlier, with one engine thread
+// and a fixed split, 8 did best (17,800 images/s against 17,000 with 12). So: all but 4 cores,
+// at least half of them.
+constexpr int kFeederCores = 4;
 
 Status CheckAtLeastOne(const char* name, const std::optional<int>& value) {
   if (value && *value < 1) return InvalidArgument(name, " must be >= 1, got ", *value);
@@ -52,7 +54,7 @@ Status CheckOptions(const LoaderOptions& o, const Plan& plan) {
 LoaderOptions ResolveOptions(LoaderOptions o) {
   const bool gpu = o.device.type == DeviceType::kCUDA;
   const int cpus = ThreadPool::CpuShare();  // this rank's share under torchrun
-  const bool engines_fed = gpu && o.decode_route == DecodeRoute::kAuto && cpus > kFeederCores;
+  const bool engines_fed = gpu && o.decode_route == DecodeRoute::kAuto && cpus > 2 * kFeederCores;
   if (!o.num_threads) o.num_threads = engines_fed ? std::max(cpus / 2, cpus - kFeederCores) : cpus;
   if (!o.io_threads) o.io_threads = gpu ? 4 : 2;
   if (!o.prefetch) o.prefetch = 2;  // a third batch ahead only costs memory (docs/benchmarks.md)

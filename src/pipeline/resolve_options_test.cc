@@ -23,7 +23,7 @@ TEST(ResolveOptionsTest, AutomaticValuesFollowTheDevice) {
   EXPECT_EQ(gpu.io_threads, 4);
   // With the engines fed (auto), more than 8 cores leave up to 8 (at most half) to feeding them.
   const int cpus = ThreadPool::CpuShare();
-  EXPECT_EQ(gpu.num_threads, cpus > 8 ? std::max(cpus / 2, cpus - 8) : cpus);
+  EXPECT_EQ(gpu.num_threads, cpus > 8 ? std::max(cpus / 2, cpus - 4) : cpus);
   // Values given are kept.
   LoaderOptions given = Gpu();
   given.num_threads = 5, given.io_threads = 1, given.prefetch = 7;

@@ -238,7 +238,9 @@ def test_stats_report_stages(small_folder):
     assert st["samples"] == 15 and st["batches"] == 4 and st["skipped_count"] == 0
     assert set(st["stage_seconds"]) == {"read", "decode", "transform", "collate"}
     assert all(v > 0 for v in st["stage_seconds"].values())
-    assert st["num_threads"] == 2 and st["bytes_read"] == sum(os.path.getsize(p) for p, _ in loader.samples)
+    # Every file once, and the next epoch's first batches, read ahead as this one ended.
+    sizes = sorted(os.path.getsize(p) for p, _ in loader.samples)
+    assert st["num_threads"] == 2 and sum(sizes) <= st["bytes_read"] <= sum(sizes) + sum(sizes[-2 * 4:])
     # The batches handed out are gone: their buffers are idle in the pool, kept for the next epoch.
     gc.collect()
     assert loader.stats()["host_memory_cached"] >= 4 * 3 * 32 * 32 * 4

@@ -41,6 +41,8 @@ class GpuDecoders {
   ResizeScratch* engine_scratch(int t) { return &hw_scratch_[t]; }
   int64_t pinned_peak() const { return nvjpeg_ ? nvjpeg_->pinned_peak() : 0; }
   int64_t pinned_held() const { return nvjpeg_ ? nvjpeg_->pinned_held() : 0; }
+  // Nanoseconds engine thread t's decode calls held the engines, since creation.
+  int64_t engine_busy_ns(int t) const { return hw_[static_cast<size_t>(t)]->busy_ns(); }
   // Nanoseconds the engine threads' decode calls held the engines, since creation.
   int64_t engine_busy_ns() const {
     int64_t ns = 0;

@@ -111,7 +111,7 @@ Status GpuExecutor::Init() {
   pinned_ = HostPool::Create(PinnedAllocator());
   host_ = HostPool::Create();
   SLUICE_ASSIGN_OR_RETURN(decoders_, GpuDecoders::Create(pool_.get(), options_.decode_route, threads));
-  scheduler_ = std::make_unique<RouteScheduler>(decoders_->has_hardware(), decoders_->has_hybrid());
+  scheduler_ = std::make_unique<RouteScheduler>(decoders_->has_hardware(), decoders_->has_hybrid(), threads);
   for (int i = 0; i < *options_.prefetch + 1; ++i) {
     streams_.push_back(std::make_unique<CudaStream>());
     SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
@@ -166,7 +166,7 @@ bool GpuExecutor::Admit(const std::deque<std::shared_ptr<RingBatch>>& in_flight)
 
 void GpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
   BatchPtr b = std::static_pointer_cast<GpuBatch>(batch);
-  b->stream = streams_[static_cast<size_t>(b->index) % streams_.size()]->get();
+  b->stream = streams_[static_cast<size_t>(b->sequence) % streams_.size()]->get();
   const int n = static_cast<int>(b->samples.size());
   b->gpu.resize(static_cast<size_t>(n));
   b->pending.store(n);
@@ -247,16 +247,17 @@ void GpuExecutor::DecodeOnEngines(const BatchPtr& b, const std::vector<int>& mem
     const cudaError_t ready = cudaEventSynchronize(b->alloc_ready);
     if (ready != cudaSuccess) b->batch_status = CudaStatus(ready, "cudaEventSynchronize");
     int decoded = 0;
+    const int64_t busy = decoders_->engine_busy_ns(engine_thread);
     fallback = decoders_->DecodeOnEngines(b.get(), members, engine_thread, [&](int i) {
       const Status st = PackSample(*b, &b->gpu[static_cast<size_t>(i)], decoders_->engine_scratch(engine_thread));
       if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(NameOf(*b, i));
       ++decoded;
     });
     b->timing->Mark(BatchTrace::kEngineHostEnd);
+    scheduler_->RecordEngines(decoded, static_cast<double>(decoders_->engine_busy_ns(engine_thread) - busy) * 1e-9);
     const cudaError_t e = cudaEventRecord(b->hw_done, decoders_->engine_stream(engine_thread));
     if (e != cudaSuccess) b->batch_status = CudaStatus(e, "cudaEventRecord");
     b->used_hw = true;
-    route_samples_[RouteIndex(DecodeRoute::kHardware)].fetch_add(decoded, std::memory_order_relaxed);
   }
   for (int i : fallback) {  // back to full-image coordinates, for libjpeg-turbo
     GpuSample& s = b->gpu[static_cast<size_t>(i)];
@@ -311,7 +312,6 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
     if (st.ok()) st = PackSample(*b, &s, &w->resize);
     if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(NameOf(*b, i));
     SettleScratch(w, worker, scratch_gauge_.get());
-    route_samples_[RouteIndex(s.route)].fetch_add(1, std::memory_order_relaxed);
     const int64_t t1 = NowNs();
     scheduler_->RecordCpuSide(s.route, 1, static_cast<double>(t1 - t0) * 1e-9);
     std::atomic<int64_t>& done = b->timing->trace[BatchTrace::kCpuSideDone];  // the batch's last
@@ -345,6 +345,8 @@ void GpuExecutor::Launch(const BatchPtr& b) {
 void GpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) {
   auto& b = static_cast<GpuBatch&>(batch);
   cudaSetDevice(options_.device.index);
+  for (int i : kept)  // counted as handed out: batches read ahead into the next epoch are not yet
+    route_samples_[RouteIndex(b.gpu[static_cast<size_t>(i)].route)].fetch_add(1, std::memory_order_relaxed);
   auto sync = std::make_shared<BatchSync>(b.output);
   std::shared_ptr<void> owner(b.output, b.output->data);
   const int64_t n = static_cast<int64_t>(kept.size());

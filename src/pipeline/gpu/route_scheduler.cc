@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/env_knob.h"
+
 namespace sluice {
 
 namespace {
@@ -11,8 +13,26 @@ constexpr int kExploreEvery = 8;    // batches
 constexpr int kExploreSamples = 4;
 }  // namespace
 
-RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid)
-    : has_hw_(has_hardware), has_hybrid_(has_hybrid), share_(has_hardware ? 0.0 : 1.0), base_share_(share_) {}
+RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads)
+    : has_hw_(has_hardware), has_hybrid_(has_hybrid), cpu_threads_(std::max(1, cpu_threads)),
+      share_(has_hardware ? 0.0 : 1.0), base_share_(share_) {
+  // With the engines, the start is the balanced share by the prior costs (what was measured
+  // best on the H100/H200 machines: docs/benchmarks.md), held while the costs are measured.
+  if (has_hw_) {
+    engine_cost_ = kEngineCostPrior;
+    share_ = base_share_ = BalancedShare();
+    engine_cost_ = 0;
+    hold_ = kBalancedHoldWindows;
+  }
+  // Probes (bench/gpu_probe.py) pin the share and the CPU side's decoder to compare splits.
+  static const double pinned = EnvKnob("SLUICE_ROUTE_SHARE", -1);
+  static const double side = EnvKnob("SLUICE_CPU_SIDE", 0);  // 1: libjpeg-turbo, 2: hybrid
+  if (has_hw_ && pinned >= 0 && pinned <= 1) {
+    share_ = base_share_ = pinned;
+    pinned_ = true;
+  }
+  if (side == 1 || (side == 2 && has_hybrid_)) side_ = side == 1 ? DecodeRoute::kCpu : DecodeRoute::kHybrid;
+}
 
 RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -20,8 +40,14 @@ RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   s.generation = generation_;
   const bool hybrid_cheaper =
       has_hybrid_ && cost_[RouteIndex(DecodeRoute::kHybrid)] < cost_[RouteIndex(DecodeRoute::kCpu)];
-  s.cpu_side = hybrid_cheaper ? DecodeRoute::kHybrid : DecodeRoute::kCpu;
-  if (has_hybrid_ && batches_ % kExploreEvery == kExploreEvery - 1) s.explore = kExploreSamples;
+  // Beside the engines, libjpeg-turbo: the hybrid decoder's GPU stages and CUDA calls slow the
+  // engines more than its thread time shows (docs/benchmarks.md, issue 16).
+  const bool choose = side_ == DecodeRoute::kAuto && !has_hw_;
+  s.cpu_side = side_ != DecodeRoute::kAuto ? side_
+               : has_hw_                   ? DecodeRoute::kCpu
+               : hybrid_cheaper            ? DecodeRoute::kHybrid
+                                           : DecodeRoute::kCpu;
+  if (has_hybrid_ && choose && batches_ % kExploreEvery == kExploreEvery - 1) s.explore = kExploreSamples;
   ++batches_;
   if (!has_hw_ || eligible == 0) return s;
   // The CPU side takes share_ of the batch; ineligible samples count towards it.
@@ -60,24 +86,44 @@ void RouteScheduler::Interrupt() {
 
 void RouteScheduler::SetShare(double share) {
   share_ = share;
+  first_probe_rate_ = 0;
   ++generation_;
   window_launches_ = 0;
 }
 
 // A cycle of probes from the held share. After a gain: one more step the same way. Otherwise:
-// a step in direction_, one the other way, and the engines alone (a share of 0 can beat every
-// small share when CPU decoding slows the engines). Shares out of [0, 1] are left out.
+// the balanced share (when it is more than a step away), a step in direction_, one the other way,
+// and the engines alone (a share of 0 can beat every small share when CPU decoding slows the
+// engines). Shares out of [0, 1] are left out.
 void RouteScheduler::StartCycle(bool after_gain) {
   num_candidates_ = next_candidate_ = 0;
   const auto add = [this](double share) {
     if (share > -1e-9 && share < 1 + 1e-9) candidates_[num_candidates_++] = std::clamp(share, 0.0, 1.0);
   };
+  if (!after_gain) {
+    const double balanced = BalancedShare();
+    if (balanced >= 0 && std::abs(balanced - base_share_) > 1.5 * kShareStep) add(balanced);
+  }
   add(base_share_ + direction_ * kShareStep);
   if (!after_gain) {
     add(base_share_ - direction_ * kShareStep);
     if (base_share_ > kShareStep + 1e-9) add(0.0);
   }
   NextProbe();
+}
+
+// Both sides finish together when the CPU side's share s satisfies s * cost / threads =
+// (1 - s) * engine_cost: s = C / (C + E) with C = threads / cost and E = 1 / engine_cost.
+double RouteScheduler::BalancedShare() const {
+  if (!has_hw_ || engine_cost_ <= 0) return -1;
+  const double cost = cost_[RouteIndex(side_ == DecodeRoute::kHybrid ? DecodeRoute::kHybrid : DecodeRoute::kCpu)];
+  const double c = cpu_threads_ / cost, e = 1 / engine_cost_;
+  return std::clamp(std::round(kModelFraction * c / (c + e) / kShareStep) * kShareStep, 0.0, kMaxModelShare);
+}
+
+double RouteScheduler::balanced_share() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return BalancedShare();
 }
 
 void RouteScheduler::NextProbe() {
@@ -91,28 +137,38 @@ void RouteScheduler::NextProbe() {
 void RouteScheduler::Hold() {
   phase_ = Phase::kHold;
   hold_ = hold_windows_;
+  last_hold_rate_ = 0;
   hold_windows_ = std::min(2 * hold_windows_, kMaxHoldWindows);
   if (share_ != base_share_) SetShare(base_share_);
 }
 
 // One window measured at share_.
 void RouteScheduler::WindowDone(double rate) {
+  if (pinned_) return;
   switch (phase_) {
-    case Phase::kHold:
+    case Phase::kHold: {
+      const double before = last_hold_rate_;
+      last_hold_rate_ = rate;
       if (--hold_ > 0) return;
-      base_rate_ = rate;
+      base_rate_ = before > 0 ? (before + rate) / 2 : rate;  // two windows: half the noise
+      last_hold_rate_ = 0;
       StartCycle(false);
       return;
+    }
     case Phase::kProbe:
-      if (rate > base_rate_ * (1 + kMargin)) {
-        direction_ = share_ > base_share_ ? 1 : -1;
-        base_share_ = share_;
-        base_rate_ = rate;
-        hold_windows_ = kHoldWindows;
-        StartCycle(true);
-      } else {
-        NextProbe();
+      if (first_probe_rate_ == 0) {
+        if (rate <= base_rate_ * (1 + kMargin)) return NextProbe();
+        first_probe_rate_ = rate;  // a gain in one window: once more at this share
+        return;
       }
+      rate = (rate + first_probe_rate_) / 2;
+      first_probe_rate_ = 0;
+      if (rate <= base_rate_ * (1 + kMargin)) return NextProbe();
+      direction_ = share_ > base_share_ ? 1 : -1;
+      base_share_ = share_;
+      base_rate_ = rate;
+      hold_windows_ = kHoldWindows;
+      StartCycle(true);
       return;
   }
 }
@@ -122,6 +178,13 @@ void RouteScheduler::RecordCpuSide(DecodeRoute route, int samples, double second
   std::lock_guard<std::mutex> lock(mu_);
   double& c = cost_[RouteIndex(route)];
   c = (1 - kAlpha) * c + kAlpha * (seconds / samples);
+}
+
+void RouteScheduler::RecordEngines(int samples, double seconds) {
+  if (samples <= 0 || seconds <= 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  const double per_image = seconds / samples;
+  engine_cost_ = engine_cost_ == 0 ? per_image : (1 - kAlpha) * engine_cost_ + kAlpha * per_image;
 }
 
 double RouteScheduler::cpu_share() const {

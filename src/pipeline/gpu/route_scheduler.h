@@ -1,21 +1,28 @@
 // RouteScheduler: splits each batch of the GPU path between the JPEG engines and the CPU-side
 // decoders, choosing the split by the loader's measured throughput.
 //
-// The CPU side's share of a batch is what is tuned. Sending samples to the CPU side also slows
-// the engines (by 13-15% on the H100 machine, even with 4 CPU threads; the cause is not pinned
-// down), so finishing both sides together is not the fastest split: on some machines the
-// engines alone are. So the
-// share starts at 0 (the engines alone) and holds it for some windows of batches; then it
-// climbs: a window at one step up, one down, and at 0 is measured against the held share's last
-// window; a probe that delivers more images per second is taken (and the climb goes on that
-// way), otherwise the held share stays for a hold that doubles each time nothing gains. A window counts only batches planned at its share
-// (the generation in Split), launched one after another.
-// The CPU-side samples go to whichever of the hybrid decoder and libjpeg-turbo costs less CPU
-// time per image; every few batches a few samples try the other, so that its estimate stays
-// current.
+// The CPU side's share of a batch is what is tuned. Sending samples to the CPU side can also slow
+// the engines (on the H100 machine by 4% on 143-KiB files with 12% of a batch on 8 threads, by
+// more on small files; CPU load from another process does not), so finishing both sides
+// together is not always the fastest split: on some machines the engines alone are. So the
+// share starts at the share that would finish both sides together by prior costs (kEngineCostPrior
+// and 2.5 ms of CPU thread time per image: 3/16 with 12 CPU-side threads), times kModelFraction,
+// at most kMaxModelShare, and holds it for kBalancedHoldWindows while the costs are measured (a
+// probe costs: a share off the best one, and engine calls of other sizes). Then it climbs: a
+// window at the balanced share by the measured costs (when it moved away), one step up, one down,
+// and at 0, each measured against the held share's last two windows; a probe that delivers more images per
+// second in a window and again on average over a second one is taken (and the climb goes on that
+// way), otherwise the held share stays for a hold that doubles each time nothing gains. A window
+// counts only batches planned at its share (the generation in Split), launched one after another.
+// Beside the engines the CPU side is libjpeg-turbo (the hybrid decoder's GPU stages and CUDA
+// calls slowed the engines more than its thread time shows). Without engines the CPU-side samples
+// go to whichever of the hybrid decoder and libjpeg-turbo costs less CPU time per image; every
+// few batches a few samples try the other, so that its estimate stays current.
 //
-//   RouteScheduler s(has_hardware, has_hybrid);
+//   RouteScheduler s(has_hardware, has_hybrid, cpu_threads);
 //   Split split = s.Plan(n, eligible);            // when a batch is planned
+//   s.RecordEngines(hardware, engine_seconds);     // after the engines' calls of a batch
+//   s.RecordCpuSide(route, 1, thread_seconds);     // after each CPU-side sample
 //   s.RecordLaunch(split.generation, n, NowNs());  // when it is launched
 //
 // Thread-safety: all methods may be called from any thread.
@@ -31,8 +38,8 @@ namespace sluice {
 
 class RouteScheduler {
  public:
-  // The routes the machine has.
-  RouteScheduler(bool has_hardware, bool has_hybrid);
+  // The routes the machine has, and the threads the CPU side decodes on.
+  RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads = 8);
 
   struct Split {
     int hardware = 0;              // of the eligible samples, how many go to the engines: a
@@ -49,7 +56,12 @@ class RouteScheduler {
   static constexpr double kShareStep = 1.0 / 16;  // one grain of a batch of 256
   static constexpr int kWindow = 6;               // launches measured per share
   static constexpr double kMargin = 0.02;         // a step must gain this much to be taken
-  static constexpr int kHoldWindows = 8;          // the first hold (at the start), in windows
+  static constexpr int kHoldWindows = 4;          // the hold after a gain, in windows
+  static constexpr int kBalancedHoldWindows = 32; // the hold at the start
+  static constexpr double kEngineCostPrior = 60e-6;  // engine seconds per image: 143-KiB files, H100
+  static constexpr double kModelFraction = 0.9;   // of the share that would balance the sides
+  static constexpr double kMaxModelShare = 3.0 / 16;  // the balanced share is taken up to this
+                                                      // (the climb may go further)
   static constexpr int kMaxHoldWindows = 128;     // holds double up to this
 
   // A batch planned in `generation`, of `samples` samples, was launched at `now_ns`.
@@ -58,9 +70,14 @@ class RouteScheduler {
   void Interrupt();
   // A CPU-side route spent `seconds` of thread time on `samples`.
   void RecordCpuSide(DecodeRoute route, int samples, double seconds);
+  // The engines' calls took `seconds` (their turn on the engines) for `samples`.
+  void RecordEngines(int samples, double seconds);
 
   double cpu_share() const;                      // of a batch, the share sent to the CPU side
   double cpu_cost(DecodeRoute route) const;      // thread-seconds per image
+  // The share at which both sides would finish together, times kModelFraction, on the share
+  // grid; -1 before the engines' time per image is known.
+  double balanced_share() const;
 
  private:
   enum class Phase { kHold, kProbe };
@@ -69,18 +86,25 @@ class RouteScheduler {
   void StartCycle(bool after_gain);
   void NextProbe();
   void Hold();
+  double BalancedShare() const;  // balanced_share(), with mu_ held
 
   mutable std::mutex mu_;
   const bool has_hw_, has_hybrid_;
+  const int cpu_threads_;
+  double engine_cost_ = 0;       // seconds of the engines' turn per image; 0: not measured yet
   double share_;                 // CPU side's share of the batch
   double cost_[kNumRoutes] = {0.0, 2.5e-3, 2.5e-3};
+  bool pinned_ = false;                          // the share is held (SLUICE_ROUTE_SHARE)
+  DecodeRoute side_ = DecodeRoute::kAuto;        // the CPU side's decoder, unless chosen (SLUICE_CPU_SIDE)
   int64_t batches_ = 0;
   // The hill climb, under mu_.
   int64_t generation_ = 0;
   Phase phase_ = Phase::kHold;
   double base_share_ = 0, base_rate_ = 0;  // the share held, and its last measured rate
+  double last_hold_rate_ = 0;              // the hold's window before the last, 0: none yet
+  double first_probe_rate_ = 0;            // a probe's first window, when it gained; 0: none
   int direction_ = 1;                      // the step to try first: +1 up, -1 down
-  double candidates_[3] = {};              // the shares the cycle in progress tries, in order
+  double candidates_[4] = {};              // the shares the cycle in progress tries, in order
   int num_candidates_ = 0, next_candidate_ = 0;
   int hold_ = kHoldWindows;                // windows left to hold
   int hold_windows_ = 2 * kHoldWindows;    // the next hold's length

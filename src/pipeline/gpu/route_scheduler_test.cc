@@ -70,6 +70,52 @@ TEST(RouteScheduler, ClimbsToTheSplitWhereTheCpuSideAdds) {
   EXPECT_NEAR(r.mean_share, 3.0 / 16, 1.5 / 16);
 }
 
+// Drives `s` on `m` for `batches` batches, reporting the engines' time and the CPU side's cost
+// as the executor does; returns the mean share planned from batch `from` on.
+double DriveWithCosts(RouteScheduler& s, const Machine& m, int batches, int from, double* rate = nullptr,
+                      int threads = 8) {
+  int64_t clock = 0;
+  double share_sum = 0, seconds = 0;
+  for (int b = 0; b < batches; ++b) {
+    const RouteScheduler::Split split = s.Plan(256, 256);
+    const int cpu = 256 - split.hardware;
+    const double t = m.BatchSeconds(split.hardware, cpu);
+    const double engines = m.hw_rate * (cpu > 0 ? 1 - m.interference : 1.0);
+    s.RecordEngines(split.hardware, split.hardware / engines);
+    if (cpu > 0) s.RecordCpuSide(DecodeRoute::kCpu, cpu, cpu * threads / m.cpu_rate);
+    clock += static_cast<int64_t>(t * 1e9);
+    s.RecordLaunch(split.generation, 256, clock);
+    if (b >= from) share_sum += cpu / 256.0, seconds += t;
+  }
+  if (rate != nullptr) *rate = (batches - from) * 256 / seconds;
+  return share_sum / (batches - from);
+}
+
+TEST(RouteScheduler, StartsFromTheBalancedShare) {
+  // 12 CPU-side threads: by the prior costs (60 us of engine time, 2.5 ms of thread time per
+  // image) both sides finish together at 0.22 of a batch, 0.9 of it is 3/16 on the grid. On a
+  // machine whose engines do 14,000/s and whose CPU side does 4,000/s (3 ms per image per thread)
+  // that is also the balanced share by the measured costs, and the best one there (17,231/s):
+  // the scheduler starts there and stays.
+  const Machine m{14000, 4000, 0.0};
+  RouteScheduler s(true, true, 12);
+  EXPECT_DOUBLE_EQ(s.cpu_share(), 3.0 / 16);
+  double rate = 0;
+  EXPECT_NEAR(DriveWithCosts(s, m, 600, 0, &rate, 12), 3.0 / 16, 0.25 / 16);
+  EXPECT_DOUBLE_EQ(s.balanced_share(), 3.0 / 16);
+  EXPECT_GT(rate, 0.97 * 17231);
+}
+
+TEST(RouteScheduler, LeavesTheBalancedShareWhenTheCpuSideSlowsTheEngines) {
+  // The engines lose 25% with CPU decoding beside them: the balanced share (3/16 by the costs)
+  // gives 12,900/s, the engines alone 14,000/s. The probes at 0 find it.
+  RouteScheduler s(true, true, 8);
+  double rate = 0;
+  const double share = DriveWithCosts(s, {14000, 3000, 0.25}, 2500, 500, &rate);
+  EXPECT_LT(share, 0.5 / 16);
+  EXPECT_GT(rate, 0.97 * 14000);
+}
+
 TEST(RouteScheduler, FollowsAMachineThatChanges) {
   RouteScheduler s(true, true);
   int64_t clock = 0;
@@ -85,25 +131,27 @@ TEST(RouteScheduler, FollowsAMachineThatChanges) {
 
 TEST(RouteScheduler, OnlyLaunchesOfTheCurrentShareCount) {
   RouteScheduler s(true, true);
+  const double start = s.cpu_share();
+  EXPECT_DOUBLE_EQ(start, 2.0 / 16);  // balanced by the prior costs, 8 CPU-side threads
   const int64_t gen = s.Plan(256, 256).generation;
   // Launches of batches planned at another share, however fast, move nothing.
   for (int i = 0; i < 100; ++i) s.RecordLaunch(gen + 5, 256, i);
-  EXPECT_EQ(s.cpu_share(), 0.0);
+  EXPECT_EQ(s.cpu_share(), start);
   EXPECT_EQ(s.Plan(256, 256).generation, gen);
-  // The engines alone are held for kHoldWindows windows of kWindow launches (after the first,
+  // The start is held for kBalancedHoldWindows windows of kWindow launches (after the first,
   // which starts the clock); then the climb tries a step.
-  const int launches = RouteScheduler::kHoldWindows * RouteScheduler::kWindow + 1;
+  const int launches = RouteScheduler::kBalancedHoldWindows * RouteScheduler::kWindow + 1;
   for (int i = 0; i < launches - 1; ++i) s.RecordLaunch(gen, 256, int64_t{i} * 20'000'000);
-  EXPECT_EQ(s.cpu_share(), 0.0);
+  EXPECT_EQ(s.cpu_share(), start);
   s.RecordLaunch(gen, 256, int64_t{launches} * 20'000'000);
-  EXPECT_EQ(s.cpu_share(), RouteScheduler::kShareStep);
+  EXPECT_EQ(s.cpu_share(), start + RouteScheduler::kShareStep);
   EXPECT_EQ(s.Plan(256, 256).generation, gen + 1);
   // An interruption (an epoch's end) drops the window in progress: its gap is not measured.
   RouteScheduler t(true, true);
   for (int i = 0; i < launches - 1; ++i) t.RecordLaunch(0, 256, int64_t{i} * 20'000'000);
   t.Interrupt();
   t.RecordLaunch(0, 256, int64_t{100'000'000'000});
-  EXPECT_EQ(t.cpu_share(), 0.0);  // that launch only started a new window
+  EXPECT_EQ(t.cpu_share(), start);  // that launch only started a new window
 }
 
 TEST(RouteScheduler, WithoutEnginesEverythingGoesToTheCpuSide) {
@@ -129,7 +177,8 @@ TEST(RouteScheduler, EngineShareComesInGrainsForFewCallSizes) {
     const RouteScheduler::Split split = s.Plan(256, 256);
     EXPECT_EQ(split.hardware % RouteScheduler::kHardwareGrain, 0) << split.hardware;
     sizes.insert(split.hardware);
-    clock += (b * 7919) % 13 * 1'000'000 + 10'000'000;  // rates that wander: so does the share
+    // Rates that wander, and any CPU share faster than none: the share moves.
+    clock += (b * 7919) % 13 * 100'000 + (split.hardware == 256 ? 13'000'000 : 10'000'000);
     s.RecordLaunch(split.generation, 256, clock);
   }
   EXPECT_GT(sizes.size(), 2u);
