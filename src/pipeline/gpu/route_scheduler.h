@@ -4,16 +4,17 @@
 // The CPU side's share of a batch is what is tuned. Sending samples to the CPU side can also slow
 // the engines (on the H100 machine by 4% on 143-KiB files with 12% of a batch on 8 threads, by
 // more on small files; CPU load from another process does not), so finishing both sides
-// together is not always the fastest split: on some machines the engines alone are. So the
-// share starts at the share that would finish both sides together by prior costs (kEngineCostPrior
-// and 2.5 ms of CPU thread time per image: 3/16 with 12 CPU-side threads), times kModelFraction,
-// at most kMaxModelShare, and holds it for kBalancedHoldWindows while the costs are measured (a
+// together is not always the fastest split: on some machines the engines alone are.
+// The share starts where both sides would finish together by prior costs (kEngineCostPrior and
+// 2.5 ms of CPU thread time per image: 3/16 with 12 CPU-side threads), times kModelFraction, at
+// most kMaxModelShare, and holds it for kBalancedHoldWindows while the costs are measured (a
 // probe costs: a share off the best one, and engine calls of other sizes). Then it climbs: a
-// window at the balanced share by the measured costs (when it moved away), one step up, one down,
-// and at 0, each measured against the held share's last two windows; a probe that delivers more images per
-// second in a window and again on average over a second one is taken (and the climb goes on that
-// way), otherwise the held share stays for a hold that doubles each time nothing gains. A window
-// counts only batches planned at its share (the generation in Split), launched one after another.
+// window at the balanced share by the measured costs (when it moved away), one step up, one
+// down, and at 0, each against the mean of the held share's last two windows; a probe that
+// delivers more images per second in a window and again on average over a second one is taken
+// (and the climb goes on that way), otherwise the held share stays for a hold that doubles each
+// time nothing gains. A window counts only batches planned at its share (the generation in
+// Split), launched one after another.
 // Beside the engines the CPU side is libjpeg-turbo (the hybrid decoder's GPU stages and CUDA
 // calls slowed the engines more than its thread time shows). Without engines the CPU-side samples
 // go to whichever of the hybrid decoder and libjpeg-turbo costs less CPU time per image; every
