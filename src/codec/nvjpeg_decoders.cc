@@ -88,6 +88,24 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
   return pick;
 }
 
+Status NvjpegHardwareDecoder::Reserve(int n) {
+  if (n < 1 || n > width_) return InvalidArgument("a state for calls of ", n, " images: the decoder takes 1 to ", width_);
+  std::lock_guard<std::mutex> turn(g_hardware_call);
+  for (const SizedState& s : states_)
+    if (s.size == n && !s.stale) return Status::OK();
+  if (static_cast<int>(states_.size()) >= kMaxStates)
+    return ResourceExhausted("the hardware decoder has ", kMaxStates, " states already");
+  const NvjpegApi& api = ctx_->api();
+  SizedState fresh;
+  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStateCreate(ctx_->hardware_handle(), &fresh.state));
+  states_.push_back(fresh);
+  SLUICE_NVJPEG_RETURN_IF_ERROR(
+      api.nvjpegDecodeBatchedInitialize(ctx_->hardware_handle(), states_.back().state, n, 1, NVJPEG_OUTPUT_RGBI));
+  states_.back().size = n;
+  ++inits_;
+  return Status::OK();
+}
+
 Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream) {
   const int n = static_cast<int>(jobs.size());
   if (n == 0) return Status::OK();

@@ -78,6 +78,11 @@ class NvjpegHardwareDecoder {
   // kMaxStates sizes, the least recently used state is re-initialized.
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
 
+  // Initializes a state for calls of exactly n images now, unless one exists (a later call of n
+  // then initializes nothing). Errors: InvalidArgument unless 1 <= n <= batch_width();
+  // ResourceExhausted when kMaxStates states exist.
+  Status Reserve(int n);
+
   // Each state holds nvJPEG's buffers for its size (from the loader's GPU memory budget).
   static constexpr int kMaxStates = 8;
   // A call of n images may be padded by up to max(n, kMaxPads) images.

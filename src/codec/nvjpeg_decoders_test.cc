@@ -178,6 +178,22 @@ TEST_F(NvjpegTest, HardwareShortCallsArePaddedIntoAnInitializedState) {
   EXPECT_EQ(d.state_initializations(), 2);
 }
 
+TEST_F(NvjpegTest, HardwareStatesCanBeReservedAhead) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get());
+  ASSERT_TRUE(hw.ok()) << hw.status().ToString();
+  NvjpegHardwareDecoder& d = **hw;
+  ASSERT_TRUE(d.Reserve(6).ok());
+  ASSERT_TRUE(d.Reserve(6).ok());  // there already
+  EXPECT_EQ(d.state_initializations(), 1);
+  CheckRoute(/*hardware=*/true, false, &d, 6);  // uses it
+  EXPECT_EQ(d.state_initializations(), 1);
+  EXPECT_EQ(d.Reserve(0).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(d.Reserve(d.batch_width() + 1).code(), StatusCode::kInvalidArgument);
+  for (int n = 1; n <= NvjpegHardwareDecoder::kMaxStates; ++n) ASSERT_TRUE(d.Reserve(n).ok()) << n;
+  EXPECT_EQ(d.Reserve(NvjpegHardwareDecoder::kMaxStates + 1).code(), StatusCode::kResourceExhausted);
+}
+
 // busy_ns counts the time calls held the engines: some for a call, none while idle, never more
 // than the time around the calls.
 TEST_F(NvjpegTest, HardwareBusyTimeCountsTheCallsOnly) {

@@ -3,12 +3,14 @@
 // run; the library's defaults are what users get.
 //
 //   static const double width = EnvKnob("SLUICE_ENGINE_IMAGES", 32);
+//   static const std::vector<int> sizes = EnvKnobInts("SLUICE_ENGINE_STATES");
 //
 // Thread-safety: a pure read of the environment; call it from a function-local static.
 #ifndef SLUICE_CORE_ENV_KNOB_H_
 #define SLUICE_CORE_ENV_KNOB_H_
 
 #include <cstdlib>
+#include <vector>
 
 namespace sluice {
 
@@ -19,6 +21,20 @@ inline double EnvKnob(const char* name, double fallback) {
   char* end = nullptr;
   const double value = std::strtod(text, &end);
   return end != text && *end == '\0' ? value : fallback;
+}
+
+// The whole numbers in $name, separated by ',' or ':' ("128:224"); none when it is unset.
+inline std::vector<int> EnvKnobInts(const char* name) {
+  std::vector<int> out;
+  const char* text = std::getenv(name);
+  while (text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (end == text) break;
+    out.push_back(static_cast<int>(value));
+    text = *end == ',' || *end == ':' ? end + 1 : end;
+  }
+  return out;
 }
 
 }  // namespace sluice

@@ -25,6 +25,9 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
       if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");
       break;
     }
+    // Probes: states for more call sizes than the loader makes (do several states slow calls?).
+    static const std::vector<int> reserved = EnvKnobInts("SLUICE_ENGINE_STATES");
+    for (int n : reserved) SLUICE_RETURN_IF_ERROR((*hw)->Reserve(n).WithPrefix("SLUICE_ENGINE_STATES"));
     d->hw_.push_back(std::move(hw).value());
     d->hw_streams_.push_back(std::make_unique<CudaStream>());
     SLUICE_RETURN_IF_ERROR(d->hw_streams_.back()->Create());
