@@ -21,8 +21,9 @@ threads on the others).
 The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_ENGINE_IMAGES
 (images per engine in one engine call; 32), SLUICE_ENGINE_STATES (call sizes to initialize
 nvJPEG states for at the start, separated by colons: 128:224), SLUICE_ROUTE_SHARE (auto's CPU
-share, held), SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off). Each row also gives the CPU time of each group of
-threads (by name: sluice-nvjpeg, sluice-cpu, sluice-io, the rest) in cores.
+share, held), SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off).
+Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
+sluice-io, the rest) in cores.
 
     python bench/gpu_probe.py DATA --engine-widths 16,32,37,64
 

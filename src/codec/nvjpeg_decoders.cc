@@ -54,9 +54,23 @@ NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
   for (SizedState& s : states_) api.nvjpegJpegStateDestroy(s.state);
 }
 
+Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::AddState() {
+  SizedState fresh;
+  SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegJpegStateCreate(ctx_->hardware_handle(), &fresh.state));
+  states_.push_back(fresh);  // reserved for kMaxStates: pointers to the others stay valid
+  return &states_.back();
+}
+
+Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
+  SLUICE_NVJPEG_RETURN_IF_ERROR(
+      ctx_->api().nvjpegDecodeBatchedInitialize(ctx_->hardware_handle(), s->state, n, 1, NVJPEG_OUTPUT_RGBI));
+  s->size = n;
+  s->stale = false;
+  ++inits_;
+  return Status::OK();
+}
+
 Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n) {
-  const NvjpegApi& api = ctx_->api();
-  nvjpegHandle_t h = ctx_->hardware_handle();
   SizedState* pick = nullptr;
   for (SizedState& s : states_)
     if (s.size == n) pick = &s;
@@ -67,10 +81,7 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
   }
   if (pick == nullptr) {
     if (static_cast<int>(states_.size()) < kMaxStates) {
-      SizedState fresh;
-      SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStateCreate(h, &fresh.state));
-      states_.push_back(fresh);
-      pick = &states_.back();
+      SLUICE_ASSIGN_OR_RETURN(pick, AddState());
     } else {  // rare: the least recently used state changes size
       pick = &*std::min_element(states_.begin(), states_.end(), [](const SizedState& a, const SizedState& b) {
         return a.last_use < b.last_use;
@@ -78,12 +89,7 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
       pick->size = -1;
     }
   }
-  if (pick->size < n || pick->stale) {
-    SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeBatchedInitialize(h, pick->state, n, 1, NVJPEG_OUTPUT_RGBI));
-    pick->size = n;
-    pick->stale = false;
-    ++inits_;
-  }
+  if (pick->size < n || pick->stale) SLUICE_RETURN_IF_ERROR(Initialize(pick, n));
   pick->last_use = ++calls_;
   return pick;
 }
@@ -95,15 +101,8 @@ Status NvjpegHardwareDecoder::Reserve(int n) {
     if (s.size == n && !s.stale) return Status::OK();
   if (static_cast<int>(states_.size()) >= kMaxStates)
     return ResourceExhausted("the hardware decoder has ", kMaxStates, " states already");
-  const NvjpegApi& api = ctx_->api();
-  SizedState fresh;
-  SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegJpegStateCreate(ctx_->hardware_handle(), &fresh.state));
-  states_.push_back(fresh);
-  SLUICE_NVJPEG_RETURN_IF_ERROR(
-      api.nvjpegDecodeBatchedInitialize(ctx_->hardware_handle(), states_.back().state, n, 1, NVJPEG_OUTPUT_RGBI));
-  states_.back().size = n;
-  ++inits_;
-  return Status::OK();
+  SLUICE_ASSIGN_OR_RETURN(SizedState* fresh, AddState());
+  return Initialize(fresh, n);
 }
 
 Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream) {

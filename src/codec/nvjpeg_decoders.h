@@ -104,6 +104,8 @@ class NvjpegHardwareDecoder {
   };
   // A state for calls of n images: one of size n, or a larger one within the padding limit.
   Result<SizedState*> StateFor(int n);
+  Result<SizedState*> AddState();           // a new, uninitialized state
+  Status Initialize(SizedState* s, int n);  // s for calls of n images
 
   NvjpegContext* ctx_;
   std::vector<SizedState> states_;

@@ -28,20 +28,20 @@ void BatchRing::MarkDone(RingBatch& batch) {
 }
 
 void BatchRing::Cancel() {
-  CancelUnless([](const RingBatch&, int64_t) { return false; }, 0);
+  CancelUnless([](const RingBatch&) { return false; });
   ahead_next_ = 0;
 }
 
-void BatchRing::CancelUnless(bool (*keep)(const RingBatch&, int64_t), int64_t epoch) {
+void BatchRing::CancelUnless(const std::function<bool(const RingBatch&)>& keep) {
   std::vector<std::shared_ptr<RingBatch>> dropped;
   for (auto& b : in_flight_)
-    if (!keep(*b, epoch)) {
+    if (!keep(*b)) {
       b->cancelled.store(true, std::memory_order_relaxed);
       dropped.push_back(b);
     }
   std::unique_lock<std::mutex> lock(mu_);
   for (auto& b : dropped) done_cv_.wait(lock, [&] { return b->done; });
-  std::erase_if(in_flight_, [&](const std::shared_ptr<RingBatch>& b) { return !keep(*b, epoch); });
+  std::erase_if(in_flight_, [&](const std::shared_ptr<RingBatch>& b) { return !keep(*b); });
 }
 
 void BatchRing::Abort(const std::string& why) {
@@ -54,7 +54,7 @@ void BatchRing::Abort(const std::string& why) {
 void BatchRing::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_t first_batch) {
   const bool continued = schedule != nullptr && schedule == ahead_ && first_batch == 0;
   if (continued) {  // keep what started ahead (all of this epoch, its first batches in order)
-    CancelUnless([](const RingBatch& b, int64_t epoch) { return b.epoch == epoch && b.ahead; }, schedule->epoch());
+    CancelUnless([epoch = schedule->epoch()](const RingBatch& b) { return b.epoch == epoch && b.ahead; });
   } else {
     Cancel();
   }
@@ -71,7 +71,7 @@ void BatchRing::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_
 
 void BatchRing::ReadAhead(std::shared_ptr<const EpochSchedule> next) {
   if (next != ahead_) {  // a different expectation: what started for the old one goes
-    CancelUnless([](const RingBatch& b, int64_t) { return !b.ahead; }, 0);
+    CancelUnless([](const RingBatch& b) { return !b.ahead; });
     ahead_next_ = 0;
   }
   ahead_ = std::move(next);

@@ -29,6 +29,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -134,7 +135,7 @@ class BatchRing {
   void TopUp();
   void Schedule(const EpochSchedule& schedule, int64_t index);
   // Cancels the batches in flight that `keep` rejects and waits until they are done.
-  void CancelUnless(bool (*keep)(const RingBatch&, int64_t), int64_t epoch);
+  void CancelUnless(const std::function<bool(const RingBatch&)>& keep);
   // Whether `batch` is done (false: `wait` ran out, or the ring was aborted).
   bool Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait);
   void ReportStall(int64_t waited_s) const;  // to stderr, with mu_ held

@@ -12,11 +12,11 @@ namespace {
 
 // With the JPEG engines in use (decode_route auto), the CPU-side decoders leave cores to what
 // feeds the engines: on the H100 machine the engine threads take 1.2-1.4 cores, the I/O threads
-// 0.5-1.3 (bench/gpu_probe.py's thread groups). Measured there (16 vCPUs, 2026-11-25, one call,
-// 12% / 19% of each batch on the CPU side): 8 threads added 9% to the engines alone on 143-KiB
-// files; 12 threads added 5% on those and 10% on 28-KiB files. Earlier, with one engine thread
-// and a fixed split, 8 did best (17,800 images/s against 17,000 with 12). So: all but 4 cores,
-// at least half of them.
+// 0.5-1.3 (bench/gpu_probe.py's thread groups). Measured in two calls on two such machines
+// (16 vCPUs, 2026-11-25): 8 threads with 2/16 of each batch added 9% to the engines alone on
+// 143-KiB files and took 22% off on 28-KiB files; 12 threads with 3/16 added 5% and 10%.
+// Earlier, with one engine thread and a fixed split, 8 did best (17,800 images/s against 17,000
+// with 12). So: all but 4 cores, at least half of them.
 constexpr int kFeederCores = 4;
 
 Status CheckAtLeastOne(const char* name, const std::optional<int>& value) {

@@ -19,9 +19,7 @@ RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threa
   // With the engines, the start is the balanced share by the prior costs (what was measured
   // best on the H100/H200 machines: docs/benchmarks.md), held while the costs are measured.
   if (has_hw_) {
-    engine_cost_ = kEngineCostPrior;
-    share_ = base_share_ = BalancedShare();
-    engine_cost_ = 0;
+    share_ = base_share_ = BalancedShare(kEngineCostPrior);
     hold_ = kBalancedHoldWindows;
   }
   // Probes (bench/gpu_probe.py) pin the share and the CPU side's decoder to compare splits.
@@ -101,7 +99,7 @@ void RouteScheduler::StartCycle(bool after_gain) {
     if (share > -1e-9 && share < 1 + 1e-9) candidates_[num_candidates_++] = std::clamp(share, 0.0, 1.0);
   };
   if (!after_gain) {
-    const double balanced = BalancedShare();
+    const double balanced = BalancedShare(engine_cost_);
     if (balanced >= 0 && std::abs(balanced - base_share_) > 1.5 * kShareStep) add(balanced);
   }
   add(base_share_ + direction_ * kShareStep);
@@ -114,16 +112,16 @@ void RouteScheduler::StartCycle(bool after_gain) {
 
 // Both sides finish together when the CPU side's share s satisfies s * cost / threads =
 // (1 - s) * engine_cost: s = C / (C + E) with C = threads / cost and E = 1 / engine_cost.
-double RouteScheduler::BalancedShare() const {
-  if (!has_hw_ || engine_cost_ <= 0) return -1;
+double RouteScheduler::BalancedShare(double engine_cost) const {
+  if (!has_hw_ || engine_cost <= 0) return -1;
   const double cost = cost_[RouteIndex(side_ == DecodeRoute::kHybrid ? DecodeRoute::kHybrid : DecodeRoute::kCpu)];
-  const double c = cpu_threads_ / cost, e = 1 / engine_cost_;
+  const double c = cpu_threads_ / cost, e = 1 / engine_cost;
   return std::clamp(std::round(kModelFraction * c / (c + e) / kShareStep) * kShareStep, 0.0, kMaxModelShare);
 }
 
 double RouteScheduler::balanced_share() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return BalancedShare();
+  return BalancedShare(engine_cost_);
 }
 
 void RouteScheduler::NextProbe() {

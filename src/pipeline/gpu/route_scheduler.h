@@ -87,7 +87,7 @@ class RouteScheduler {
   void StartCycle(bool after_gain);
   void NextProbe();
   void Hold();
-  double BalancedShare() const;  // balanced_share(), with mu_ held
+  double BalancedShare(double engine_cost) const;  // with that engine time per image, mu_ held
 
   mutable std::mutex mu_;
   const bool has_hw_, has_hybrid_;
