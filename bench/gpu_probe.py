@@ -21,7 +21,9 @@ threads on the others).
 The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_ENGINE_IMAGES
 (images per engine in one engine call; 32), SLUICE_ENGINE_STATES (call sizes to initialize
 nvJPEG states for at the start, separated by colons: 128:224), SLUICE_ROUTE_SHARE (auto's CPU
-share, held), SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off).
+share, held), SLUICE_ROUTE_WINDOW_MS (the shortest window auto measures a share in; 250),
+SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off). The trace lines of
+auto's windows (share, rate) are counted into a summary per row: share -> windows, mean img/s.
 Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
 sluice-io, the rest) in cores.
 
@@ -38,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -51,6 +54,16 @@ def cpu_jiffies() -> int:
     with open("/proc/stat") as f:
         vals = [int(x) for x in f.readline().split()[1:]]
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)
+
+
+def window_summary(lines: list[str]) -> str:
+    """'sluice trace: route window: share 0.1875, 19345 img/s over 0.26 s (hold)' lines, by share."""
+    by_share: dict[str, list[float]] = {}
+    for ln in lines:
+        m = re.search(r"share ([0-9.]+), ([0-9.]+) img/s", ln)
+        if m:
+            by_share.setdefault(m.group(1), []).append(float(m.group(2)))
+    return "; ".join(f"{k}: {len(v)} x {sum(v) / len(v):,.0f}" for k, v in by_share.items())
 
 
 def parse(config: str) -> dict:
@@ -312,7 +325,9 @@ def main() -> int:
             fe.seek(0)
             out, err = fo.read(), fe.read()
         result = next((json.loads(ln) for ln in out.splitlines() if ln.startswith("{")), None)
-        trace = [ln for ln in err.splitlines() if ln.startswith(("sluice trace", "sluice: waited", "  batch"))]
+        windows = [ln for ln in err.splitlines() if ln.startswith("sluice trace: route window")]
+        trace = [ln for ln in err.splitlines() if ln.startswith(("sluice trace", "sluice: waited", "  batch"))
+                 and ln not in windows]
         if result is None:
             print(f"{config}: FAILED {err.strip().splitlines()[-3:] if err.strip() else ''}", flush=True)
             for line in trace[:40]:
@@ -328,6 +343,9 @@ def main() -> int:
             print(f"    placed: {result['placed']}", flush=True)
         for line in trace:
             print("   ", line, flush=True)
+        if windows:
+            print(f"    route windows (share: count x mean img/s, in order of first use): {window_summary(windows)}",
+                  flush=True)
     print("\n| config | img/s | cores | engines busy | nvjpeg / cpu / io threads (cores) | process MiB |\n"
           "|---|---:|---:|---:|---|---:|")
     for config, r in rows:

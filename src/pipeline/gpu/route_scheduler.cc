@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/env_knob.h"
+#include "pipeline/batch_trace.h"
 
 namespace sluice {
 
@@ -15,7 +17,8 @@ constexpr int kExploreSamples = 4;
 
 RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads)
     : has_hw_(has_hardware), has_hybrid_(has_hybrid), cpu_threads_(std::max(1, cpu_threads)),
-      share_(has_hardware ? 0.0 : 1.0), base_share_(share_) {
+      share_(has_hardware ? 0.0 : 1.0), base_share_(share_),
+      window_seconds_(EnvKnob("SLUICE_ROUTE_WINDOW_MS", kWindowSeconds * 1e3) * 1e-3) {
   // With the engines, the start is the balanced share by the prior costs (what was measured
   // best on the H100/H200 machines: docs/benchmarks.md), held while the costs are measured.
   if (has_hw_) {
@@ -58,28 +61,36 @@ RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   return s;
 }
 
+// A window adds up the gaps between launches of the current generation, each with the samples of
+// the launch that ends it; a gap that spans an interruption (or the first launch after the
+// settling ones) only marks where the next gap starts.
 void RouteScheduler::RecordLaunch(int64_t generation, int samples, int64_t now_ns) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!has_hw_ || generation != generation_) return;
-  if (window_launches_ == 0) {  // the window starts at its first launch
-    window_launches_ = 1;
-    window_start_ns_ = now_ns;
-    window_samples_ = 0;
+  if (settle_ > 0) {
+    --settle_;
     return;
   }
+  const int64_t last = last_launch_ns_;
+  last_launch_ns_ = now_ns;
+  if (last < 0) return;
+  window_ns_ += now_ns - last;
   window_samples_ += samples;
-  if (++window_launches_ <= kWindow) return;
-  const double seconds = static_cast<double>(now_ns - window_start_ns_) * 1e-9;
+  const double seconds = static_cast<double>(window_ns_) * 1e-9;
+  if (++window_launches_ < kWindow || seconds < window_seconds_) return;
   const double rate = seconds > 0 ? static_cast<double>(window_samples_) / seconds : 0.0;
-  window_launches_ = 1;  // the next window, at the same share, starts here
-  window_start_ns_ = now_ns;
+  window_launches_ = 0;  // the next window, at the same share, starts here
+  window_ns_ = 0;
   window_samples_ = 0;
+  if (BatchTrace::Enabled())
+    std::fprintf(stderr, "sluice trace: route window: share %.4f, %.0f img/s over %.2f s (%s)\n", share_, rate,
+                 seconds, phase_ == Phase::kHold ? "hold" : "probe");
   WindowDone(rate);
 }
 
 void RouteScheduler::Interrupt() {
   std::lock_guard<std::mutex> lock(mu_);
-  window_launches_ = 0;
+  last_launch_ns_ = -1;
 }
 
 void RouteScheduler::SetShare(double share) {
@@ -87,6 +98,10 @@ void RouteScheduler::SetShare(double share) {
   first_probe_rate_ = 0;
   ++generation_;
   window_launches_ = 0;
+  window_ns_ = 0;
+  window_samples_ = 0;
+  last_launch_ns_ = -1;
+  settle_ = kSettleLaunches;
 }
 
 // A cycle of probes from the held share. After a gain: one more step the same way. Otherwise:

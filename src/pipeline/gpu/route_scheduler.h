@@ -14,7 +14,11 @@
 // delivers more images per second in a window and again on average over a second one is taken
 // (and the climb goes on that way), otherwise the held share stays for a hold that doubles each
 // time nothing gains. A window counts only batches planned at its share (the generation in
-// Split), launched one after another.
+// Split), after the first kSettleLaunches of the share (the batches in flight when it changed
+// still shape those), and the gaps between their launches, not one across an interruption; it
+// lasts at least kWindow launches and kWindowSeconds (with windows of 6 launches, 85 ms, auto
+// came in below each share it moved between: docs/benchmarks.md). With SLUICE_TRACE set, each
+// window is printed (share, rate, phase).
 // Beside the engines the CPU side is libjpeg-turbo (the hybrid decoder's GPU stages and CUDA
 // calls slowed the engines more than its thread time shows). Without engines the CPU-side samples
 // go to whichever of the hybrid decoder and libjpeg-turbo costs less CPU time per image; every
@@ -55,10 +59,12 @@ class RouteScheduler {
   Split Plan(int n, int eligible);
   static constexpr int kHardwareGrain = 16;
   static constexpr double kShareStep = 1.0 / 16;  // one grain of a batch of 256
-  static constexpr int kWindow = 6;               // launches measured per share
+  static constexpr int kWindow = 6;               // launches measured per window, at least
+  static constexpr double kWindowSeconds = 0.25;  // and seconds (SLUICE_ROUTE_WINDOW_MS overrides)
+  static constexpr int kSettleLaunches = 2;       // launches after a share change not measured
   static constexpr double kMargin = 0.02;         // a step must gain this much to be taken
   static constexpr int kHoldWindows = 4;          // the hold after a gain, in windows
-  static constexpr int kBalancedHoldWindows = 32; // the hold at the start
+  static constexpr int kBalancedHoldWindows = 8;  // the hold at the start
   static constexpr double kEngineCostPrior = 60e-6;  // engine seconds per image: 143-KiB files, H100
   static constexpr double kModelFraction = 0.9;   // of the share that would balance the sides
   static constexpr double kMaxModelShare = 3.0 / 16;  // the balanced share is taken up to this
@@ -67,7 +73,8 @@ class RouteScheduler {
 
   // A batch planned in `generation`, of `samples` samples, was launched at `now_ns`.
   void RecordLaunch(int64_t generation, int samples, int64_t now_ns);
-  // The flow of batches was interrupted (an epoch ended): the window in progress is dropped.
+  // The flow of batches was interrupted (an epoch ended): the gap up to the next launch is not
+  // measured.
   void Interrupt();
   // A CPU-side route spent `seconds` of thread time on `samples`.
   void RecordCpuSide(DecodeRoute route, int samples, double seconds);
@@ -109,8 +116,12 @@ class RouteScheduler {
   int num_candidates_ = 0, next_candidate_ = 0;
   int hold_ = kHoldWindows;                // windows left to hold
   int hold_windows_ = 2 * kHoldWindows;    // the next hold's length
-  int window_launches_ = 0;                // launches of this generation seen in the window
-  int64_t window_start_ns_ = 0, window_samples_ = 0;
+  const double window_seconds_;            // kWindowSeconds, or the knob's
+  int settle_ = 0;                         // launches of this generation still to skip
+  int window_launches_ = 0;                // launches counted in the window
+  int64_t window_ns_ = 0, window_samples_ = 0;  // the window's gaps between launches, and their samples
+  int64_t last_launch_ns_ = -1;            // the last launch counted or marked; -1: none since a
+                                           // share change or an interruption
 };
 
 }  // namespace sluice

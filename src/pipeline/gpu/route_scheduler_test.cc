@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <set>
 
@@ -123,7 +124,7 @@ TEST(RouteScheduler, FollowsAMachineThatChanges) {
   const Outcome adds = Drive(s, {14000, 4000, 0.0}, 400, 600, &clock, &noise);
   EXPECT_GT(adds.mean_share, 0.1);
   // Now CPU decoding slows the engines by a third: back to the engines alone, within the longest
-  // hold (128 windows of 6) and a cycle of probes.
+  // hold (128 windows) and a cycle of probes.
   const Outcome slows = Drive(s, {14000, 4000, 0.33}, 1000, 1500, &clock, &noise);
   EXPECT_GT(slows.at_zero, 0.8);
   EXPECT_GT(slows.rate, 0.97 * 14000);
@@ -138,20 +139,31 @@ TEST(RouteScheduler, OnlyLaunchesOfTheCurrentShareCount) {
   for (int i = 0; i < 100; ++i) s.RecordLaunch(gen + 5, 256, i);
   EXPECT_EQ(s.cpu_share(), start);
   EXPECT_EQ(s.Plan(256, 256).generation, gen);
-  // The start is held for kBalancedHoldWindows windows of kWindow launches (after the first,
-  // which starts the clock); then the climb tries a step.
-  const int launches = RouteScheduler::kBalancedHoldWindows * RouteScheduler::kWindow + 1;
+  // The start is held for kBalancedHoldWindows windows. Launches 20 ms apart: the first marks
+  // the clock, then a window is 13 gaps (kWindow launches and kWindowSeconds); then the climb
+  // tries a step.
+  const int per_window = static_cast<int>(std::ceil(RouteScheduler::kWindowSeconds / 0.02));
+  ASSERT_GE(per_window, RouteScheduler::kWindow);
+  const int launches = 1 + RouteScheduler::kBalancedHoldWindows * per_window;
   for (int i = 0; i < launches - 1; ++i) s.RecordLaunch(gen, 256, int64_t{i} * 20'000'000);
   EXPECT_EQ(s.cpu_share(), start);
-  s.RecordLaunch(gen, 256, int64_t{launches} * 20'000'000);
+  s.RecordLaunch(gen, 256, int64_t{launches - 1} * 20'000'000);
   EXPECT_EQ(s.cpu_share(), start + RouteScheduler::kShareStep);
   EXPECT_EQ(s.Plan(256, 256).generation, gen + 1);
-  // An interruption (an epoch's end) drops the window in progress: its gap is not measured.
+  // The probe's first kSettleLaunches launches and the one after them only mark the clock: a
+  // window at the new share needs as many launches again.
+  for (int i = 0; i < RouteScheduler::kSettleLaunches + per_window; ++i)
+    s.RecordLaunch(gen + 1, 256, int64_t{launches + i} * 20'000'000);
+  EXPECT_EQ(s.cpu_share(), start + RouteScheduler::kShareStep);  // one launch short
+  // A gap across an interruption (an epoch's end) is not measured: a long one neither ends a
+  // window nor lowers its rate.
   RouteScheduler t(true, true);
   for (int i = 0; i < launches - 1; ++i) t.RecordLaunch(0, 256, int64_t{i} * 20'000'000);
   t.Interrupt();
   t.RecordLaunch(0, 256, int64_t{100'000'000'000});
-  EXPECT_EQ(t.cpu_share(), start);  // that launch only started a new window
+  EXPECT_EQ(t.cpu_share(), start);  // that launch only marked the clock
+  t.RecordLaunch(0, 256, int64_t{100'020'000'000});
+  EXPECT_EQ(t.cpu_share(), start + RouteScheduler::kShareStep);  // the window ended at its rate
 }
 
 TEST(RouteScheduler, WithoutEnginesEverythingGoesToTheCpuSide) {
