@@ -23,7 +23,7 @@ The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_EN
 nvJPEG states for at the start, separated by colons: 128:224), SLUICE_ROUTE_SHARE (auto's CPU
 share, held), SLUICE_ROUTE_WINDOW_MS (the shortest window auto measures a share in; 250),
 SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off). The trace lines of
-auto's windows (share, rate) are counted into a summary per row: share -> windows, mean img/s.
+auto's windows are counted into a summary per row: share -> windows, mean img/s (engines busy).
 Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
 sluice-io, the rest) in cores.
 
@@ -57,13 +57,15 @@ def cpu_jiffies() -> int:
 
 
 def window_summary(lines: list[str]) -> str:
-    """'sluice trace: route window: share 0.1875, 19345 img/s over 0.26 s (hold)' lines, by share."""
-    by_share: dict[str, list[float]] = {}
+    """'sluice trace: route window: share 0.1875, 19345 img/s over 0.26 s, engines busy 99% (hold)'
+    lines, by share: windows x mean img/s (mean busy)."""
+    by_share: dict[str, list[tuple[float, float]]] = {}
     for ln in lines:
-        m = re.search(r"share ([0-9.]+), ([0-9.]+) img/s", ln)
+        m = re.search(r"share ([0-9.]+), ([0-9.]+) img/s.*busy ([0-9]+)%", ln)
         if m:
-            by_share.setdefault(m.group(1), []).append(float(m.group(2)))
-    return "; ".join(f"{k}: {len(v)} x {sum(v) / len(v):,.0f}" for k, v in by_share.items())
+            by_share.setdefault(m.group(1), []).append((float(m.group(2)), float(m.group(3))))
+    return "; ".join(f"{k}: {len(v)} x {sum(r for r, _ in v) / len(v):,.0f} ({sum(b for _, b in v) / len(v):.0f}%)"
+                     for k, v in by_share.items())
 
 
 def parse(config: str) -> dict:

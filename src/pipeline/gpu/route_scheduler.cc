@@ -79,13 +79,20 @@ void RouteScheduler::RecordLaunch(int64_t generation, int samples, int64_t now_n
   const double seconds = static_cast<double>(window_ns_) * 1e-9;
   if (++window_launches_ < kWindow || seconds < window_seconds_) return;
   const double rate = seconds > 0 ? static_cast<double>(window_samples_) / seconds : 0.0;
+  const double busy = seconds > 0 ? std::min(1.0, window_engine_seconds_ / seconds) : 0.0;
+  // The engines' time per image in the window; at a share of 0, their time alone.
+  const double engine_cost =
+      window_engine_samples_ > 0 ? window_engine_seconds_ / static_cast<double>(window_engine_samples_) : 0.0;
+  if (share_ == 0 && engine_cost > 0) alone_cost_ = engine_cost;
   window_launches_ = 0;  // the next window, at the same share, starts here
   window_ns_ = 0;
   window_samples_ = 0;
+  window_engine_seconds_ = 0;
+  window_engine_samples_ = 0;
   if (BatchTrace::Enabled())
-    std::fprintf(stderr, "sluice trace: route window: share %.4f, %.0f img/s over %.2f s (%s)\n", share_, rate,
-                 seconds, phase_ == Phase::kHold ? "hold" : "probe");
-  WindowDone(rate);
+    std::fprintf(stderr, "sluice trace: route window: share %.4f, %.0f img/s over %.2f s, engines busy %.0f%% (%s)\n",
+                 share_, rate, seconds, busy * 100, phase_ == Phase::kHold ? "hold" : "probe");
+  WindowDone(rate, busy, engine_cost);
 }
 
 void RouteScheduler::Interrupt() {
@@ -100,6 +107,8 @@ void RouteScheduler::SetShare(double share) {
   window_launches_ = 0;
   window_ns_ = 0;
   window_samples_ = 0;
+  window_engine_seconds_ = 0;
+  window_engine_samples_ = 0;
   last_launch_ns_ = -1;
   settle_ = kSettleLaunches;
 }
@@ -107,7 +116,7 @@ void RouteScheduler::SetShare(double share) {
 // A cycle of probes from the held share. After a gain: one more step the same way. Otherwise:
 // the balanced share (when it is more than a step away), a step in direction_, one the other way,
 // and the engines alone (a share of 0 can beat every small share when CPU decoding slows the
-// engines). Shares out of [0, 1] are left out.
+// engines). Steps down only where they can gain (see below). Shares out of [0, 1] are left out.
 void RouteScheduler::StartCycle(bool after_gain) {
   num_candidates_ = next_candidate_ = 0;
   const auto add = [this](double share) {
@@ -117,9 +126,15 @@ void RouteScheduler::StartCycle(bool after_gain) {
     const double balanced = BalancedShare(engine_cost_);
     if (balanced >= 0 && std::abs(balanced - base_share_) > 1.5 * kShareStep) add(balanced);
   }
-  add(base_share_ + direction_ * kShareStep);
-  if (!after_gain) {
-    add(base_share_ - direction_ * kShareStep);
+  // A step down adds engine work: when the engines were busy through the hold it can gain only
+  // if the CPU side slows them (their time per image above their time alone, once measured at 0)
+  // or a step down is where the last gain came from. Otherwise it is not tried: its windows read
+  // low while the batches of the held share drain, and the change itself costs.
+  const bool slowed = alone_cost_ == 0 || base_engine_cost_ > (1 + kSlowedEngines) * alone_cost_;
+  const bool down_ok = base_busy_ < kBusyForDown || direction_ < 0 || slowed;
+  add(base_share_ + direction_ * kShareStep);  // up, or down where the last gain came from
+  if (!after_gain && down_ok) {
+    if (alone_cost_ > 0 || base_busy_ < kBusyForDown) add(base_share_ - direction_ * kShareStep);
     if (base_share_ > kShareStep + 1e-9) add(0.0);
   }
   NextProbe();
@@ -156,14 +171,18 @@ void RouteScheduler::Hold() {
 }
 
 // One window measured at share_.
-void RouteScheduler::WindowDone(double rate) {
+void RouteScheduler::WindowDone(double rate, double busy, double engine_cost) {
   if (pinned_) return;
   switch (phase_) {
     case Phase::kHold: {
-      const double before = last_hold_rate_;
+      const double before = last_hold_rate_, busy_before = last_hold_busy_, cost_before = last_hold_cost_;
       last_hold_rate_ = rate;
+      last_hold_busy_ = busy;
+      last_hold_cost_ = engine_cost;
       if (--hold_ > 0) return;
       base_rate_ = before > 0 ? (before + rate) / 2 : rate;  // two windows: half the noise
+      base_busy_ = before > 0 ? (busy_before + busy) / 2 : busy;
+      base_engine_cost_ = before > 0 ? (cost_before + engine_cost) / 2 : engine_cost;
       last_hold_rate_ = 0;
       StartCycle(false);
       return;
@@ -197,6 +216,10 @@ void RouteScheduler::RecordEngines(int samples, double seconds) {
   if (samples <= 0 || seconds <= 0) return;
   std::lock_guard<std::mutex> lock(mu_);
   const double per_image = seconds / samples;
+  if (last_launch_ns_ >= 0) {
+    window_engine_seconds_ += seconds;
+    window_engine_samples_ += samples;
+  }
   engine_cost_ = engine_cost_ == 0 ? per_image : (1 - kAlpha) * engine_cost_ + kAlpha * per_image;
 }
 

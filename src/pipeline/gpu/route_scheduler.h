@@ -70,6 +70,9 @@ class RouteScheduler {
   static constexpr double kMaxModelShare = 3.0 / 16;  // the balanced share is taken up to this
                                                       // (the climb may go further)
   static constexpr int kMaxHoldWindows = 128;     // holds double up to this
+  static constexpr double kBusyForDown = 0.95;    // steps down are probed only when the engines
+                                                  // were busy less than this in the hold,
+  static constexpr double kSlowedEngines = 0.05;  // or slower per image than alone by this
 
   // A batch planned in `generation`, of `samples` samples, was launched at `now_ns`.
   void RecordLaunch(int64_t generation, int samples, int64_t now_ns);
@@ -90,7 +93,7 @@ class RouteScheduler {
  private:
   enum class Phase { kHold, kProbe };
   void SetShare(double share);                   // starts a new generation
-  void WindowDone(double rate);
+  void WindowDone(double rate, double busy, double engine_cost);
   void StartCycle(bool after_gain);
   void NextProbe();
   void Hold();
@@ -110,6 +113,9 @@ class RouteScheduler {
   Phase phase_ = Phase::kHold;
   double base_share_ = 0, base_rate_ = 0;  // the share held, and its last measured rate
   double last_hold_rate_ = 0;              // the hold's window before the last, 0: none yet
+  double last_hold_busy_ = 0, base_busy_ = 0;  // the engines' busy share in those windows,
+  double last_hold_cost_ = 0, base_engine_cost_ = 0;  // and their time per image
+  double alone_cost_ = 0;                  // their time per image at a share of 0; 0: not yet
   double first_probe_rate_ = 0;            // a probe's first window, when it gained; 0: none
   int direction_ = 1;                      // the step to try first: +1 up, -1 down
   double candidates_[4] = {};              // the shares the cycle in progress tries, in order
@@ -120,6 +126,8 @@ class RouteScheduler {
   int settle_ = 0;                         // launches of this generation still to skip
   int window_launches_ = 0;                // launches counted in the window
   int64_t window_ns_ = 0, window_samples_ = 0;  // the window's gaps between launches, and their samples
+  double window_engine_seconds_ = 0;       // the engines' time recorded since the window began,
+  int64_t window_engine_samples_ = 0;      // and its images
   int64_t last_launch_ns_ = -1;            // the last launch counted or marked; -1: none since a
                                            // share change or an interruption
 };
