@@ -10,7 +10,10 @@
 // most kMaxModelShare, and holds it for kBalancedHoldWindows while the costs are measured (a
 // probe costs: a share off the best one, and engine calls of other sizes). Then it climbs: a
 // window at the balanced share by the measured costs (when it moved away), one step up, one
-// down, and at 0, each against the mean of the held share's last two windows; a probe that
+// down, and at 0, each against the mean of the held share's last two windows (the steps down,
+// which add engine work, only when the engines were busy less than kBusyForDown in the hold, or
+// took longer per image than alone, or a step down last gained; a share of 0 is tried once
+// to measure them alone, when nothing else allows it); a probe that
 // delivers more images per second in a window and again on average over a second one is taken
 // (and the climb goes on that way), otherwise the held share stays for a hold that doubles each
 // time nothing gains. A window counts only batches planned at its share (the generation in
@@ -18,7 +21,7 @@
 // still shape those), and the gaps between their launches, not one across an interruption; it
 // lasts at least kWindow launches and kWindowSeconds (with windows of 6 launches, 85 ms, auto
 // came in below each share it moved between: docs/benchmarks.md). With SLUICE_TRACE set, each
-// window is printed (share, rate, phase).
+// window is printed (share, rate, the engines' busy share, phase).
 // Beside the engines the CPU side is libjpeg-turbo (the hybrid decoder's GPU stages and CUDA
 // calls slowed the engines more than its thread time shows). Without engines the CPU-side samples
 // go to whichever of the hybrid decoder and libjpeg-turbo costs less CPU time per image; every

@@ -117,6 +117,30 @@ TEST(RouteScheduler, LeavesTheBalancedShareWhenTheCpuSideSlowsTheEngines) {
   EXPECT_GT(rate, 0.97 * 14000);
 }
 
+TEST(RouteScheduler, StepsDownAreNotProbedWhileTheEnginesAreBusyAndUnslowed) {
+  // 14,000 + 4,000/s, no interference: at 3/16 the engines are the slower side, busy throughout.
+  // A step down can only add to their work; once a share of 0 has shown their time alone equal
+  // to their time at 3/16, the climb probes upward only.
+  const Machine m{14000, 4000, 0.0};
+  RouteScheduler s(true, true, 12);
+  DriveWithCosts(s, m, 1500, 0);  // the start's hold and the first cycles
+  int64_t clock = 0;
+  int below = 0, probes_up = 0;
+  for (int b = 0; b < 4000; ++b) {
+    const RouteScheduler::Split split = s.Plan(256, 256);
+    const int cpu = 256 - split.hardware;
+    below += cpu < 48;
+    probes_up += cpu > 48;
+    s.RecordEngines(split.hardware, split.hardware / m.hw_rate);
+    if (cpu > 0) s.RecordCpuSide(DecodeRoute::kCpu, cpu, cpu * 12 / m.cpu_rate);
+    clock += static_cast<int64_t>(m.BatchSeconds(split.hardware, cpu) * 1e9);
+    s.RecordLaunch(split.generation, 256, clock);
+  }
+  EXPECT_DOUBLE_EQ(s.cpu_share(), 3.0 / 16);
+  EXPECT_EQ(below, 0);
+  EXPECT_GT(probes_up, 0);  // the climb still looks the other way
+}
+
 TEST(RouteScheduler, FollowsAMachineThatChanges) {
   RouteScheduler s(true, true);
   int64_t clock = 0;
