@@ -210,12 +210,14 @@ struct GaussianNoise {
 // changes the sample in place: HWC uint8 pixels after the geometry and colour transforms
 // (kPixels), or the finished sample in the loader's dtype and layout, after Normalize
 // (kFinished). An error fails that sample (the loader names the file). Call may run on many
-// threads at once.
+// threads at once. `seed` is a draw of the sample's (seed, epoch, sample index, position in the
+// list) stream: the same for a sample whatever the thread, batch or device, for the function's
+// own random draws (the Python Lambda seeds NumPy's and Python's global generators with it).
 class SampleFunction {
  public:
   enum class Stage : uint8_t { kPixels, kFinished };
   virtual ~SampleFunction() = default;
-  virtual Status Call(void* data, int height, int width, DType dtype, Layout layout) const = 0;
+  virtual Status Call(void* data, int height, int width, DType dtype, Layout layout, uint64_t seed) const = 0;
 };
 
 struct Lambda {

@@ -21,8 +21,9 @@ using namespace sluice::transforms;
 namespace {
 
 // A Python callable as a SampleFunction. `runner` (made by sluice.transforms.Lambda) wraps the
-// sample's memory as an array, calls the user's function, checks and copies back what it
-// returns, and returns None or an error message; the GIL is held only for that.
+// sample's memory as an array, calls the user's function with the global generators seeded from
+// `seed`, checks and copies back what it returns, and returns None or an error message; the GIL
+// is held only for that.
 class PySampleFunction : public SampleFunction {
  public:
   explicit PySampleFunction(nb::object runner) : runner_(std::move(runner)) {}
@@ -31,7 +32,7 @@ class PySampleFunction : public SampleFunction {
     runner_.reset();
   }
 
-  Status Call(void* data, int height, int width, DType dtype, Layout layout) const override {
+  Status Call(void* data, int height, int width, DType dtype, Layout layout, uint64_t seed) const override {
     nb::gil_scoped_acquire gil;
     const size_t bytes = static_cast<size_t>(height) * static_cast<size_t>(width) * 3 * DTypeSize(dtype);
     try {
@@ -39,7 +40,7 @@ class PySampleFunction : public SampleFunction {
                                                           static_cast<Py_ssize_t>(bytes), PyBUF_WRITE));
       if (!view.is_valid()) throw nb::python_error();
       nb::object shape = layout == Layout::kNHWC ? nb::make_tuple(height, width, 3) : nb::make_tuple(3, height, width);
-      nb::object error = runner_(view, shape, DTypeName(dtype));
+      nb::object error = runner_(view, shape, DTypeName(dtype), seed);
       if (error.is_none()) return Status::OK();
       return InvalidArgument(nb::cast<std::string>(error));
     } catch (nb::python_error& e) {  // the runner itself failed (it catches the function's errors)

@@ -47,7 +47,7 @@ Status PlaceFunction(const Lambda& t, ListState* list) {
   const bool pixels = t.stage == SampleFunction::Stage::kPixels;
   if (pixels && list->normalize)
     return Unsupported(t.name, " on uint8 pixels after Normalize is not supported");
-  (pixels ? list->pixel_fns : list->finished_fns).push_back(t);
+  (pixels ? list->pixel_fns : list->finished_fns).push_back(PlacedFunction{t, list->placed});
   return Status::OK();
 }
 

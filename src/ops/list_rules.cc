@@ -9,7 +9,7 @@ namespace sluice {
 Status ListState::CheckOrder(OpKind kind, const char* name) const {
   if (kind == OpKind::kFunction) return Status::OK();  // Lambda's own entry places it
   if (!finished_fns.empty() || (!pixel_fns.empty() && kind != OpKind::kNormalize))
-    return Unsupported(name, " after ", (finished_fns.empty() ? pixel_fns : finished_fns).front().name,
+    return Unsupported(name, " after ", (finished_fns.empty() ? pixel_fns : finished_fns).front().fn.name,
                        " is not supported; user functions run after the geometric and colour transforms",
                        finished_fns.empty() ? "" : " and Normalize");
   if (erase != nullptr && kind != OpKind::kErase && kind != OpKind::kNormalize)
@@ -43,6 +43,7 @@ void ListState::Record(OpKind kind, const char* name) {
     if (erase == nullptr) erase = name;
   }
   if (kind == OpKind::kNoise) has_noise = true;
+  ++placed;
 }
 
 Status ListState::AddPixelSteps(int steps, int filters) {

@@ -33,6 +33,12 @@ enum class OpKind : uint8_t {
   kFunction,   // user functions (Lambda)
 };
 
+// A user function of the list, and its position there (the op index of its random stream).
+struct PlacedFunction {
+  transforms::Lambda fn;
+  uint32_t position = 0;
+};
+
 struct ListState {
   int out_height = 0, out_width = 0;  // the fixed output size so far; 0: depends on the image
   std::optional<transforms::Normalize> normalize;
@@ -43,7 +49,8 @@ struct ListState {
   const char* color = nullptr;    // the first colour transform
   const char* augment = nullptr;  // the first RandAugment or TrivialAugmentWide
   const char* erase = nullptr;    // the first erasing transform
-  std::vector<transforms::Lambda> pixel_fns, finished_fns;  // user functions, in list order
+  std::vector<PlacedFunction> pixel_fns, finished_fns;  // user functions, in list order
+  uint32_t placed = 0;  // ops recorded so far: the position of the op being placed
 
   // Whether an op of `kind` named `name` may come next (Unsupported naming both, if not).
   Status CheckOrder(OpKind kind, const char* name) const;

@@ -52,8 +52,8 @@ class Plan {
   bool has_noise() const { return list_.has_noise; }
   // User functions (Lambda), in list order: on the pixels after the colour steps, and on the
   // finished sample. Only the CPU path runs them.
-  const std::vector<transforms::Lambda>& pixel_functions() const { return list_.pixel_fns; }
-  const std::vector<transforms::Lambda>& finished_functions() const { return list_.finished_fns; }
+  const std::vector<PlacedFunction>& pixel_functions() const { return list_.pixel_fns; }
+  const std::vector<PlacedFunction>& finished_functions() const { return list_.finished_fns; }
   bool has_functions() const { return !list_.pixel_fns.empty() || !list_.finished_fns.empty(); }
   const std::vector<transforms::Transform>& transforms() const { return transforms_; }
 

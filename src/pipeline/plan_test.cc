@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <variant>
@@ -66,6 +67,25 @@ TEST(PlanTest, CreateErrorsNameTheProblem) {
 }
 
 // Lists that do not end in a fixed size are valid; each sample then has its own size.
+class Unchanged : public SampleFunction {
+ public:
+  Status Call(void*, int, int, DType, Layout, uint64_t) const override { return Status::OK(); }
+};
+
+TEST(PlanTest, UserFunctionsKeepTheirPositionInTheList) {
+  // The position keys a function's random stream (the seed its call gets), so it is the index in
+  // the whole list, counting every op before it.
+  Lambda pixels, finished;
+  pixels.fn = finished.fn = std::make_shared<Unchanged>();
+  finished.stage = SampleFunction::Stage::kFinished;
+  Result<Plan> p = Plan::Create({Resize{32, 32}, RandomHorizontalFlip{}, pixels, Normalize{}, finished});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->pixel_functions().size(), 1u);
+  ASSERT_EQ(p->finished_functions().size(), 1u);
+  EXPECT_EQ(p->pixel_functions()[0].position, 2u);
+  EXPECT_EQ(p->finished_functions()[0].position, 4u);
+}
+
 TEST(PlanTest, VariableOutputSize) {
   const std::vector<std::vector<Transform>> lists = {
       {}, {Resize{256, 0, 0}}, {RandomHorizontalFlip{}, Normalize{}},

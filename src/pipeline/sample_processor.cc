@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/clock.h"
+#include "core/rng.h"
 #include "kernels/color/color_cpu.h"
 #include "kernels/erase/erase_cpu.h"
 #include "kernels/filter/filter_cpu.h"
@@ -22,6 +23,10 @@ size_t BytesOf(const std::vector<T>& v) {
 template <typename T>
 void Release(std::vector<T>* v, size_t keep) {
   if (BytesOf(*v) > keep) std::vector<T>().swap(*v);
+}
+// The seed a user function gets for this sample: the first draw of its op's stream.
+uint64_t FunctionSeed(const SampleKey& key, const PlacedFunction& f) {
+  return SampleRng(key.seed, key.epoch, key.sample, f.position).NextU64();
 }
 }  // namespace
 
@@ -184,9 +189,9 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     // User functions see contiguous HWC pixels (every segment's output is).
     if (view.row_stride != static_cast<ptrdiff_t>(view.width) * 3)
       return Internal("user function: the pixels are not contiguous");
-    for (const transforms::Lambda& fn : plan_.pixel_functions())
-      SLUICE_RETURN_IF_ERROR(fn.fn->Call(const_cast<uint8_t*>(view.data), view.height, view.width,
-                                         DType::kUInt8, Layout::kNHWC));
+    for (const PlacedFunction& f : plan_.pixel_functions())
+      SLUICE_RETURN_IF_ERROR(f.fn.fn->Call(const_cast<uint8_t*>(view.data), view.height, view.width, DType::kUInt8,
+                                           Layout::kNHWC, FunctionSeed(key, f)));
   }
   void* dst = nullptr;
   {
@@ -204,8 +209,9 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
   }
   if (!plan_.finished_functions().empty()) {
     ScopedTimer timer(&counters->transform_ns);
-    for (const transforms::Lambda& fn : plan_.finished_functions())
-      SLUICE_RETURN_IF_ERROR(fn.fn->Call(dst, view.height, view.width, finish_.dtype, finish_.layout));
+    for (const PlacedFunction& f : plan_.finished_functions())
+      SLUICE_RETURN_IF_ERROR(
+          f.fn.fn->Call(dst, view.height, view.width, finish_.dtype, finish_.layout, FunctionSeed(key, f)));
   }
   return Status::OK();
 }

@@ -3,6 +3,7 @@ name the function and the file, parallel calls on the loader's threads, and the 
 pipeline's CUTOUT class (it uses torch) unchanged."""
 from __future__ import annotations
 
+import random
 import threading
 
 import numpy as np
@@ -122,7 +123,8 @@ def test_skip_goes_on_and_reports_the_function(small_folder):
 
 def test_calls_run_in_parallel_on_the_loader_threads(small_folder):
     # Two calls must be inside the function at once for the barrier to open: they run on two
-    # loader threads, not the caller's, with the GIL released between calls.
+    # loader threads, not the caller's, with the GIL released between calls (seed_globals=False:
+    # functions that get seeded global generators take turns).
     barrier = threading.Barrier(2, timeout=20)
     threads = set()
 
@@ -132,8 +134,8 @@ def test_calls_run_in_parallel_on_the_loader_threads(small_folder):
         return img
 
     pairs = sluice.Loader(small_folder, [T.Resize((24, 24))]).samples[:14]  # an even number of calls
-    loader = sluice.Loader(pairs, [T.Resize((24, 24)), T.Lambda(meet)], batch_size=4, num_threads=2,
-                           shuffle=False)
+    loader = sluice.Loader(pairs, [T.Resize((24, 24)), T.Lambda(meet, seed_globals=False)], batch_size=4,
+                           num_threads=2, shuffle=False)
     assert sum(x.shape[0] for x, _ in loader) == 14
     assert len(threads) == 2 and threading.get_ident() not in threads
 
@@ -151,3 +153,72 @@ def test_closed_loader_raises(small_folder):
     loader.close()
     with pytest.raises(Exception, match="closed"):
         next(iter(loader))
+
+
+def _holes(loader):
+    """Each sample's erased (zero) pixels, as a boolean H x W mask per sample, in order."""
+    return [(x[k] == 0).all(dim=0) for x, _ in loader for k in range(x.shape[0])]
+
+
+def test_np_random_in_a_lambda_is_reproducible_whatever_the_threads(small_folder):
+    # The seed's CUTOUT draws its hole with np.random: the same seed gives the same holes on 1 and
+    # 4 threads, with any batch size, run after run; another seed or the next epoch other ones.
+    tf = [T.Resize((48, 48)), T.ToTensor(), T.Lambda(CUTOUT(1, 16))]
+
+    def holes(seed, threads, batch, epoch=0):
+        loader = sluice.Loader(small_folder, tf, batch_size=batch, shuffle=True, seed=seed, num_threads=threads)
+        if epoch:
+            loader.set_epoch(epoch)
+        out = _holes(loader)
+        loader.close()
+        return out
+
+    first = holes(3, 1, 5)
+    assert all(h.any() for h in first)
+    assert len({tuple(h.nonzero()[0].tolist()) for h in first}) > 5  # not one position for all
+    for threads, batch in ((4, 5), (4, 3), (2, 15)):
+        assert all(torch.equal(a, b) for a, b in zip(holes(3, threads, batch), first, strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(holes(4, 4, 5), first, strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(holes(3, 4, 5, epoch=1), first, strict=True))
+
+
+def test_python_random_is_seeded_too_and_the_callers_state_is_put_back(small_folder):
+    def mark(img):  # HWC uint8: one pixel from Python's generator, one from NumPy's
+        img[0, 0, 0] = random.randrange(256)
+        img[0, 0, 1] = np.random.randint(256)
+        return img
+
+    def marks(threads):
+        loader = sluice.Loader(small_folder, [T.Resize((8, 8)), T.Lambda(mark)], batch_size=4, shuffle=False,
+                               seed=11, num_threads=threads, output="numpy")
+        out = [tuple(x[k, 0, 0, :2]) for x, _ in loader for k in range(x.shape[0])]
+        loader.close()  # no call runs now (the loader reads the next epoch ahead)
+        return out
+
+    np.random.seed(123)
+    random.seed(123)
+    got = marks(3)
+    # The caller's generators continue as if no function had drawn from them.
+    assert np.random.rand() == np.random.RandomState(123).rand()
+    assert random.random() == random.Random(123).random()
+    assert got == marks(1) and len(set(got)) > 10
+
+
+def test_seed_globals_false_leaves_the_generators_alone(small_folder):
+    seen = []
+
+    def draw(img):
+        seen.append(np.random.randint(1 << 30))
+        return img
+
+    tf = [T.Resize((8, 8)), T.Lambda(draw, seed_globals=False)]
+    np.random.seed(5)
+    loader = sluice.Loader(small_folder, tf, batch_size=5, shuffle=False, num_threads=1)
+    for _ in loader:
+        pass
+    loader.close()
+    # The first call drew the caller's generator's first number, and the calls went on from there.
+    assert seen[0] == np.random.RandomState(5).randint(1 << 30)
+    assert len(seen) >= 15 and len(set(seen)) == len(seen)
+    with pytest.raises(TypeError, match="seed_globals must be a bool"):
+        T.Lambda(draw, seed_globals=1)

@@ -1,9 +1,11 @@
 """User functions on each sample (Lambda), run on the loader's CPU threads."""
 from __future__ import annotations
 
+import contextlib
+import random
 import threading
 import weakref
-from typing import Any
+from typing import Any, Iterator
 
 from .. import _core
 from .base import Transform
@@ -16,6 +18,26 @@ def running_for(holders: list) -> bool:
     """Whether the calling thread is running one of the user functions kept in ``holders`` (a
     Loader's list): a function that calls its own loader."""
     return getattr(_running, "holders", None) is holders
+
+
+_generators = threading.Lock()  # one user function at a time owns the global generators
+
+
+@contextlib.contextmanager
+def _seeded_generators(seed: int) -> Iterator[None]:
+    """NumPy's and Python's global generators seeded from `seed` for the duration, then put back
+    as they were. User functions hold them one at a time (a function that releases the GIL, as
+    NumPy does, must not see another's draws); the caller's own state is restored after."""
+    import numpy as np
+    with _generators:
+        np_state, py_state = np.random.get_state(), random.getstate()
+        np.random.seed([seed & 0xFFFFFFFF, seed >> 32])
+        random.seed(seed)
+        try:
+            yield
+        finally:
+            np.random.set_state(np_state)
+            random.setstate(py_state)
 
 
 class _Holder:
@@ -56,13 +78,24 @@ class Lambda(Transform):
     ``layout``; a NumPy array with ``output="numpy"``). It returns the same kind, shape and dtype
     (or changes its argument in place). The argument is valid during the call only.
 
+    NumPy's and Python's global generators (``np.random``, ``random``) are seeded for each call
+    from ``(seed, epoch, sample index, position in the list)``, so a function that draws from
+    them gives the same batches run after run, whatever the thread count; they are put back
+    as they were after the call. Such functions therefore take turns (one runs at a time), and
+    draws the training loop makes from those generators *while* one runs may repeat.
+    ``torch``'s generator is not seeded. ``seed_globals=False`` (a sluice extension) leaves the
+    generators alone and lets calls overlap where the function releases the GIL.
+
     User functions come after every geometric and colour transform; with ``device="cuda"`` the
     loader runs the list on the CPU and copies the batches to the GPU."""
 
-    def __init__(self, lambd):
+    def __init__(self, lambd, *, seed_globals: bool = True):
         if not callable(lambd):
             raise TypeError(f"Lambda: argument should be callable, got {type(lambd).__name__}")
+        if not isinstance(seed_globals, bool):
+            raise TypeError(f"Lambda: seed_globals must be a bool, got {seed_globals!r}")
         self.lambd = lambd
+        self.seed_globals = seed_globals
 
     def _name(self) -> str:
         fn = self.lambd
@@ -80,8 +113,9 @@ class Lambda(Transform):
         holder = _Holder(self.lambd)
         holders.append(holder)
         ref = weakref.ref(holder)
+        seeded = _seeded_generators if self.seed_globals else (lambda _seed: contextlib.nullcontext())
 
-        def runner(buffer, shape, dtype):
+        def runner(buffer, shape, dtype, seed):
             import numpy as np
             held = ref()
             if held is None:
@@ -94,7 +128,9 @@ class Lambda(Transform):
                     arg = torch.from_numpy(view)
                 else:
                     arg = view
-                arr, error = _returned(name, held.fn(arg), arg, shape, dtype, as_torch)
+                with seeded(seed):
+                    out = held.fn(arg)
+                arr, error = _returned(name, out, arg, shape, dtype, as_torch)
                 if error is None and arr is not None:
                     np.copyto(view, arr)
                 return error
