@@ -54,15 +54,13 @@ def _int_label(label: Any, i: int) -> int:
 
 
 def source_arg(source: Any) -> Any:
-    """An ImageFolder root (str or path) as a str, a sequence of (path, label) pairs as a list
+    """An ImageFolder root (str, bytes or path) as a str, a sequence of (path, label) pairs as a list
     of (str, int), or a source made in C++ (sluice.WebDataset) as that."""
     if isinstance(getattr(source, "_source", None), _core.Source):
         return source._source
-    if isinstance(source, os.PathLike):
-        return os.fspath(source)
-    if isinstance(source, str):
-        return source
-    if not isinstance(source, Sequence) or isinstance(source, (bytes, bytearray)):
+    if isinstance(source, (str, bytes, os.PathLike)):
+        return os.fsdecode(source)
+    if not isinstance(source, Sequence) or isinstance(source, bytearray):
         raise TypeError("source must be a directory path, a sequence of (path, label) pairs or a "
                         "sluice.WebDataset, "
                         f"got {type(source).__name__}")
@@ -71,7 +69,7 @@ def source_arg(source: Any) -> Any:
         if not (isinstance(item, Sequence) and len(item) == 2):
             raise TypeError(f"source[{i}] must be a (path, label) pair, got {item!r}")
         path, label = item
-        pairs.append((os.fspath(path), _int_label(label, i)))
+        pairs.append((os.fsdecode(path), _int_label(label, i)))
     return pairs
 
 

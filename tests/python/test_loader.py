@@ -199,6 +199,8 @@ def test_dataloader_attributes_and_integer_like_labels(small_folder):
     loader = sluice.Loader(pairs, PIPE, batch_size=2, last_batch="drop")
     assert loader.dataset is pairs and loader.batch_size == 2 and loader.drop_last
     assert not sluice.Loader(small_folder, PIPE).drop_last
+    for root in (small_folder.encode(), pathlib.Path(small_folder)):  # a root as bytes or a path
+        assert sluice.Loader(root, PIPE).samples == sluice.Loader(small_folder, PIPE).samples
     assert torch.cat([y for _, y in loader]).tolist() == [3, 1, 2, 0]
     for bad in (True, 1.0, "1", np.bool_(True)):
         with pytest.raises(TypeError, match=r"source\[0\]: label must be an integer"):
