@@ -130,6 +130,32 @@ struct RandomSolarize {
   double p = 0.5;
 };
 
+// torchvision's RandomInvert, RandomPosterize, RandomAutocontrast and RandomEqualize: with
+// probability p, 255 - value; each value's `bits` high bits kept (0 to 8); each channel
+// stretched to [0, 255]; each channel through PIL's equalize table. Pixel-stage transforms,
+// placed like ColorJitter.
+struct RandomInvert {
+  double p = 0.5;
+};
+struct RandomPosterize {
+  int bits = 8;
+  double p = 0.5;
+};
+struct RandomAutocontrast {
+  double p = 0.5;
+};
+struct RandomEqualize {
+  double p = 0.5;
+};
+
+// torchvision's RandomAdjustSharpness: with probability p, the image blended with its 3 x 3
+// smoothed copy (centre weight 5/13; the border rows and columns kept) by `sharpness_factor`
+// (0: smoothed, 1: unchanged, 2: sharpened; at least 0). A filter pass, placed like GaussianBlur.
+struct RandomAdjustSharpness {
+  double sharpness_factor = 1.0;
+  double p = 0.5;
+};
+
 // torchvision's GaussianBlur: sigma drawn uniformly from `sigma` per sample (the same on both
 // axes); a kernel_w x kernel_h kernel (odd sizes, at most 63), reflect padding. A pixel-stage
 // transform, placed like ColorJitter (after the crops, resizes and padding).
@@ -235,7 +261,9 @@ struct Normalize {
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
                                RandomVerticalFlip, Pad, RandomRotation, RandomAffine, ColorJitter,
                                RandomGrayscale, GaussianBlur, RandAugment, TrivialAugmentWide, Cutout,
-                               RandomErasing, GridMask, GaussianNoise, Normalize, Lambda, RandomSolarize>;
+                               RandomErasing, GridMask, GaussianNoise, Normalize, Lambda, RandomSolarize,
+                               RandomInvert, RandomPosterize, RandomAutocontrast, RandomEqualize,
+                               RandomAdjustSharpness>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

@@ -1,5 +1,6 @@
-// The op table's entries for ColorJitter, RandomGrayscale and RandomSolarize: colour steps on the
-// resampled image (kernels/color).
+// The op table's entries for ColorJitter, RandomGrayscale, RandomSolarize, RandomInvert,
+// RandomPosterize, RandomAutocontrast and RandomEqualize (colour steps on the resampled image,
+// kernels/color), and RandomAdjustSharpness (a filter pass, kernels/filter).
 #include <cmath>
 #include <utility>
 
@@ -43,6 +44,80 @@ Status DrawJitter(const ColorJitter& t, SampleDraw* d) {
   return Status::OK();
 }
 
+// With probability p, one colour step of kKind with kFactor(t).
+template <typename T, ColorKind kKind, double (*kFactor)(const T&)>
+Status DrawChanceOfStep(const T& t, SampleDraw* d) {
+  if (d->rng().Bernoulli(t.p)) d->AddColor(kKind, kFactor(t));
+  return Status::OK();
+}
+template <typename T>
+Status PlaceOneStep(const T&, ListState* list) {
+  return list->AddPixelSteps(1, 0);
+}
+template <typename T>
+double NoFactor(const T&) {
+  return 0.0;
+}
+
+// RandomPosterize's mask: the `bits` high bits (torchvision's posterize on uint8).
+double PosterizeMask(const RandomPosterize& t) {
+  return t.bits >= 8 ? 255.0 : static_cast<double>(((1 << t.bits) - 1) << (8 - t.bits));
+}
+
+void RegisterChanceOps(OpRegistry* registry) {
+  // Inverting is solarizing at threshold 0: every value is at or above it.
+  OpSpec<RandomInvert> invert{"RandomInvert", OpKind::kPixel};
+  invert.fields = {Field<&RandomInvert::p>("p")};
+  invert.validate = [](const RandomInvert& t) { return CheckProbability("RandomInvert", t.p); };
+  invert.place = PlaceOneStep<RandomInvert>;
+  invert.draw = DrawChanceOfStep<RandomInvert, ColorKind::kSolarize, NoFactor<RandomInvert>>;
+  registry->Add(std::move(invert));
+
+  OpSpec<RandomPosterize> posterize{"RandomPosterize", OpKind::kPixel};
+  posterize.fields = {Field<&RandomPosterize::bits>("bits"), Field<&RandomPosterize::p>("p")};
+  posterize.validate = [](const RandomPosterize& t) -> Status {
+    if (t.bits < 0 || t.bits > 8) return InvalidArgument("RandomPosterize: bits must be in [0, 8], got ", t.bits);
+    return CheckProbability("RandomPosterize", t.p);
+  };
+  posterize.place = PlaceOneStep<RandomPosterize>;
+  posterize.draw = DrawChanceOfStep<RandomPosterize, ColorKind::kPosterize, PosterizeMask>;
+  registry->Add(std::move(posterize));
+
+  OpSpec<RandomAutocontrast> autocontrast{"RandomAutocontrast", OpKind::kPixel};
+  autocontrast.fields = {Field<&RandomAutocontrast::p>("p")};
+  autocontrast.validate = [](const RandomAutocontrast& t) { return CheckProbability("RandomAutocontrast", t.p); };
+  autocontrast.place = PlaceOneStep<RandomAutocontrast>;
+  autocontrast.draw = DrawChanceOfStep<RandomAutocontrast, ColorKind::kAutoContrast, NoFactor<RandomAutocontrast>>;
+  registry->Add(std::move(autocontrast));
+
+  OpSpec<RandomEqualize> equalize{"RandomEqualize", OpKind::kPixel};
+  equalize.fields = {Field<&RandomEqualize::p>("p")};
+  equalize.validate = [](const RandomEqualize& t) { return CheckProbability("RandomEqualize", t.p); };
+  equalize.place = PlaceOneStep<RandomEqualize>;
+  equalize.draw = DrawChanceOfStep<RandomEqualize, ColorKind::kEqualize, NoFactor<RandomEqualize>>;
+  registry->Add(std::move(equalize));
+
+  OpSpec<RandomAdjustSharpness> sharp{"RandomAdjustSharpness", OpKind::kPixel};
+  sharp.fields = {Field<&RandomAdjustSharpness::sharpness_factor>("sharpness_factor"),
+                  Field<&RandomAdjustSharpness::p>("p")};
+  sharp.validate = [](const RandomAdjustSharpness& t) -> Status {
+    if (!(std::isfinite(t.sharpness_factor) && t.sharpness_factor >= 0))
+      return InvalidArgument("RandomAdjustSharpness: sharpness_factor must be a non-negative number, got ",
+                             t.sharpness_factor);
+    return CheckProbability("RandomAdjustSharpness", t.p);
+  };
+  sharp.place = [](const RandomAdjustSharpness&, ListState* list) { return list->AddPixelSteps(0, 1); };
+  sharp.draw = [](const RandomAdjustSharpness& t, SampleDraw* d) {
+    if (!d->rng().Bernoulli(t.p)) return Status::OK();
+    FilterStep f;
+    f.kind = FilterKind::kSharpness;
+    f.alpha = static_cast<float>(1.0 - t.sharpness_factor);  // as torch's alpha: 1 - factor in double
+    d->AddFilter(f);
+    return Status::OK();
+  };
+  registry->Add(std::move(sharp));
+}
+
 }  // namespace
 
 void RegisterColorOps(OpRegistry* registry) {
@@ -78,6 +153,7 @@ void RegisterColorOps(OpRegistry* registry) {
     return Status::OK();
   };
   registry->Add(std::move(solarize));
+  RegisterChanceOps(registry);
 }
 
 }  // namespace sluice

@@ -355,6 +355,17 @@ def test_colour_steps_match_cpu(small_folder, route):
     assert_gpu_loader_matches_cpu(small_folder, tf, route)
 
 
+@needs_gpu
+@pytest.mark.parametrize("route", ["cpu", "hardware"])
+def test_chance_colour_ops_match_cpu(small_folder, route):
+    # RandomInvert/Posterize/Autocontrast/Equalize are colour steps, RandomAdjustSharpness a
+    # filter pass: the same kernels as RandAugment's, so the same bounds as the colour steps.
+    tf = [ST.Resize(72), ST.RandomCrop(64), ST.RandomInvert(), ST.RandomPosterize(3), ST.RandomAutocontrast(),
+          ST.RandomEqualize(), ST.RandomAdjustSharpness(2.0), ST.Grayscale(3), ST.ToTensor(),
+          ST.Normalize([0.5] * 3, [0.5] * 3)]
+    assert_gpu_loader_matches_cpu(small_folder, tf, route)
+
+
 def assert_gpu_loader_matches_cpu(folder, tf, route, noise_atol=0.0):
     # Exact on the "cpu" route (the same decoded pixels); elsewhere the decoder tolerance, doubled.
     # With GaussianNoise, the CPU's and the GPU's log/sin/cos in double may differ in the last bit,

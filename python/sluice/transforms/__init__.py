@@ -13,9 +13,10 @@ to each whole batch, with parameters from ``(seed, epoch, batch index, position 
 """
 from __future__ import annotations
 
-from .base import Compose, InterpolationMode, Transform
+from .base import RGB, Compose, Identity, InterpolationMode, ToImage, Transform
 from .batch import BatchLambda, BatchTransform, CutMix, MixUp, RandomChoice, _common_num_classes
-from .color import ColorJitter, GaussianBlur, RandAugment, RandomGrayscale, RandomSolarize, TrivialAugmentWide
+from .color import (ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness, RandomAutocontrast,
+                    RandomEqualize, RandomGrayscale, RandomInvert, RandomPosterize, RandomSolarize, TrivialAugmentWide)
 from .compile import compile_specs, flatten, split_batch_functions
 from .finish import Cutout, GaussianNoise, GridMask, Normalize, RandomErasing, ToTensor
 from .functions import Lambda
@@ -26,6 +27,9 @@ __all__ = [
     "InterpolationMode",
     "Transform",
     "Compose",
+    "Identity",
+    "RGB",
+    "ToImage",
     "RandomResizedCrop",
     "Resize",
     "CenterCrop",
@@ -39,7 +43,13 @@ __all__ = [
     "RandomErasing",
     "ColorJitter",
     "RandomGrayscale",
+    "Grayscale",
     "RandomSolarize",
+    "RandomInvert",
+    "RandomPosterize",
+    "RandomAutocontrast",
+    "RandomEqualize",
+    "RandomAdjustSharpness",
     "GaussianBlur",
     "RandAugment",
     "TrivialAugmentWide",

@@ -49,3 +49,20 @@ class Compose(Transform):
 
     def _fields(self):  # pragma: no cover - flattened by the loader
         raise TypeError("Compose is flattened by the loader")
+
+
+class Identity(Transform):
+    """torchvision's ``Identity``: leaves the sample as it is."""
+
+    def _fields(self):
+        return None
+
+
+class RGB(Identity):
+    """torchvision's ``RGB``: sluice decodes every image to RGB already (grayscale and CMYK
+    files included), so this leaves the sample as it is."""
+
+
+class ToImage(Identity):
+    """torchvision's ``ToImage``: the loader's samples are images already, so this leaves the
+    sample as it is (the output's dtype and layout are the Loader's ``dtype`` and ``layout``)."""

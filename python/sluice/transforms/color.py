@@ -64,6 +64,86 @@ class RandomSolarize(Transform):
         return dict(threshold=self.threshold, p=self.p)
 
 
+class RandomInvert(Transform):
+    """torchvision's ``RandomInvert``: with probability ``p``, every channel value ``v`` becomes
+    ``255 - v``. Put it after the crops and resizes."""
+
+    def __init__(self, p: float = 0.5):
+        self.p = p
+        self._spec()
+
+    def _fields(self):
+        return dict(p=self.p)
+
+
+class RandomPosterize(Transform):
+    """torchvision's ``RandomPosterize``: with probability ``p``, every channel value keeps its
+    ``bits`` high bits (0 to 8; 8 leaves the image alone)."""
+
+    def __init__(self, bits: int, p: float = 0.5):
+        self.bits, self.p = bits, p
+        self._spec()
+
+    def _fields(self):
+        return dict(bits=self.bits, p=self.p)
+
+
+class RandomAutocontrast(Transform):
+    """torchvision's ``RandomAutocontrast``: with probability ``p``, each channel stretched so
+    that its darkest value becomes 0 and its brightest 255 (a flat channel is left alone)."""
+
+    def __init__(self, p: float = 0.5):
+        self.p = p
+        self._spec()
+
+    def _fields(self):
+        return dict(p=self.p)
+
+
+class RandomEqualize(Transform):
+    """torchvision's ``RandomEqualize``: with probability ``p``, each channel's histogram
+    equalized (PIL's ``ImageOps.equalize`` table, as torchvision's)."""
+
+    def __init__(self, p: float = 0.5):
+        self.p = p
+        self._spec()
+
+    def _fields(self):
+        return dict(p=self.p)
+
+
+class RandomAdjustSharpness(Transform):
+    """torchvision's ``RandomAdjustSharpness``: with probability ``p``, the image blended with
+    its 3 x 3 smoothed copy by ``sharpness_factor`` (0: smoothed, 1: unchanged, 2: twice as
+    sharp; the border pixels are kept). A filter pass like :class:`GaussianBlur`."""
+
+    def __init__(self, sharpness_factor: float, p: float = 0.5):
+        self.sharpness_factor, self.p = sharpness_factor, p
+        self._spec()
+
+    def _fields(self):
+        return dict(sharpness_factor=self.sharpness_factor, p=self.p)
+
+
+class Grayscale(Transform):
+    """torchvision's ``Grayscale``: the image's luma in every channel, always (as
+    :class:`RandomGrayscale` with ``p=1``). sluice's outputs have 3 channels, so
+    ``num_output_channels`` must be 3."""
+
+    def __init__(self, num_output_channels: int = 1):
+        if num_output_channels != 3:
+            raise ValueError(f"Grayscale: num_output_channels={num_output_channels!r} is not supported: sluice's "
+                             f"outputs have 3 channels; use Grayscale(num_output_channels=3), the luma in all three")
+        self.num_output_channels = num_output_channels
+        self._spec()
+
+    def _op(self) -> str:
+        return "RandomGrayscale"
+
+    def _fields(self):
+        return dict(p=1.0)
+
+
 class GaussianBlur(Transform):
     """torchvision's ``GaussianBlur``: a Gaussian kernel of ``kernel_size`` (an odd int, or
     (width, height), at most 63) with sigma drawn uniformly from ``sigma`` (a number, or
