@@ -232,6 +232,16 @@ struct GaussianNoise {
   bool clip = true;
 };
 
+// torchvision's RandomApply, as a marker in a flat list: with probability p the next `count`
+// transforms are applied, otherwise none of them (their draws are skipped). They may not change
+// the output size and may not be Normalize or user functions; a RandomApply among them counts
+// as one, and its own transforms too. (sluice.transforms.RandomApply writes the marker before the
+// transforms it holds.)
+struct RandomApply {
+  int count = 1;
+  double p = 0.5;
+};
+
 // A user function run on each sample on the loader's CPU threads (torchvision's Lambda). It
 // changes the sample in place: HWC uint8 pixels after the geometry and colour transforms
 // (kPixels), or the finished sample in the loader's dtype and layout, after Normalize
@@ -263,7 +273,7 @@ using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop
                                RandomGrayscale, GaussianBlur, RandAugment, TrivialAugmentWide, Cutout,
                                RandomErasing, GridMask, GaussianNoise, Normalize, Lambda, RandomSolarize,
                                RandomInvert, RandomPosterize, RandomAutocontrast, RandomEqualize,
-                               RandomAdjustSharpness>;
+                               RandomAdjustSharpness, RandomApply>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

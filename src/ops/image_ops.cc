@@ -11,6 +11,7 @@ void RegisterImageOps(OpRegistry* registry) {
   RegisterAugmentOps(registry);
   RegisterEraseOps(registry);
   RegisterFinishOps(registry);
+  RegisterRandomApplyOp(registry);
 }
 
 const OpRegistry& ImageOps() {

@@ -17,6 +17,7 @@ void RegisterBlurOp(OpRegistry* registry);         // GaussianBlur
 void RegisterAugmentOps(OpRegistry* registry);     // RandAugment, TrivialAugmentWide
 void RegisterEraseOps(OpRegistry* registry);       // Cutout, RandomErasing, GridMask
 void RegisterFinishOps(OpRegistry* registry);      // Normalize, GaussianNoise, Lambda
+void RegisterRandomApplyOp(OpRegistry* registry);  // RandomApply
 
 }  // namespace sluice
 

@@ -7,6 +7,9 @@
 namespace sluice {
 
 Status ListState::CheckOrder(OpKind kind, const char* name) const {
+  if (!gates.empty() && (kind == OpKind::kFunction || kind == OpKind::kNormalize))
+    return Unsupported(name, " inside RandomApply is not supported; put it after the RandomApply");
+  if (kind == OpKind::kGate) return Status::OK();
   if (kind == OpKind::kFunction) return Status::OK();  // Lambda's own entry places it
   if (!finished_fns.empty() || (!pixel_fns.empty() && kind != OpKind::kNormalize))
     return Unsupported(name, " after ", (finished_fns.empty() ? pixel_fns : finished_fns).front().fn.name,
@@ -33,7 +36,15 @@ Status ListState::CheckOrder(OpKind kind, const char* name) const {
   return Status::OK();
 }
 
-void ListState::Record(OpKind kind, const char* name) {
+Status ListState::OpenGate(int count) {
+  const uint32_t end = placed + 1 + static_cast<uint32_t>(count);
+  if (!gates.empty() && end > gates.back().end)
+    return InvalidArgument("RandomApply: its ", count, " transforms reach past the RandomApply around it");
+  gates.push_back(Gate{end, out_height, out_width});
+  return Status::OK();
+}
+
+Status ListState::Record(OpKind kind, const char* name) {
   if (kind == OpKind::kPixel) {
     has_color = true;
     if (color == nullptr) color = name;
@@ -44,6 +55,11 @@ void ListState::Record(OpKind kind, const char* name) {
   }
   if (kind == OpKind::kNoise) has_noise = true;
   ++placed;
+  for (; !gates.empty() && gates.back().end == placed; gates.pop_back())
+    if (gates.back().out_height != out_height || gates.back().out_width != out_width)
+      return Unsupported("RandomApply of transforms that change the output size (", name,
+                         " ends it) is not supported: a batch's samples would differ in size");
+  return Status::OK();
 }
 
 Status ListState::AddPixelSteps(int steps, int filters) {

@@ -31,6 +31,7 @@ enum class OpKind : uint8_t {
   kErase,      // erasing, in the finish step
   kNormalize,  // Normalize
   kFunction,   // user functions (Lambda)
+  kGate,       // RandomApply: the ops after it are drawn or skipped together
 };
 
 // A user function of the list, and its position there (the op index of its random stream).
@@ -51,11 +52,20 @@ struct ListState {
   const char* erase = nullptr;    // the first erasing transform
   std::vector<PlacedFunction> pixel_fns, finished_fns;  // user functions, in list order
   uint32_t placed = 0;  // ops recorded so far: the position of the op being placed
+  struct Gate {
+    uint32_t end;                 // the position after its last op
+    int out_height, out_width;    // the output size when it opened
+  };
+  std::vector<Gate> gates;        // RandomApply ranges open at the op being placed, innermost last
 
   // Whether an op of `kind` named `name` may come next (Unsupported naming both, if not).
   Status CheckOrder(OpKind kind, const char* name) const;
-  // Records that it came (after its own `place`).
-  void Record(OpKind kind, const char* name);
+  // Records that it came (after its own `place`); closes the RandomApply ranges it ends
+  // (Unsupported when their ops changed the output size).
+  Status Record(OpKind kind, const char* name);
+  // For RandomApply's `place`: the next `count` ops are gated together (InvalidArgument when
+  // they reach past a RandomApply around it).
+  Status OpenGate(int count);
 
   // For the ops' `place`: a pixel transform that adds up to `steps` colour adjustments and
   // `filters` filters per sample; an erasing transform that adds up to `rects` rectangles.

@@ -53,7 +53,7 @@ TEST(OpRegistryTest, FieldsAddressTheirDescription) {
 TEST(OpRegistryTest, ListStateAppliesTheKindRules) {
   ListState list;
   EXPECT_TRUE(list.CheckOrder(OpKind::kGeometry, "Resize").ok());
-  list.Record(OpKind::kPixel, "ColorJitter");
+  ASSERT_TRUE(list.Record(OpKind::kPixel, "ColorJitter").ok());
   EXPECT_TRUE(list.CheckOrder(OpKind::kFlip, "RandomHorizontalFlip").ok());
   const Status crop = list.CheckOrder(OpKind::kGeometry, "RandomCrop");
   EXPECT_EQ(crop.code(), StatusCode::kUnsupported);
@@ -61,7 +61,7 @@ TEST(OpRegistryTest, ListStateAppliesTheKindRules) {
                             "resizes and padding");
   EXPECT_TRUE(list.AddPixelSteps(ColorOps::kMaxSteps, PixelPasses::kMax).ok());
   EXPECT_EQ(list.AddPixelSteps(1, 0).code(), StatusCode::kUnsupported);
-  list.Record(OpKind::kErase, "Cutout");
+  ASSERT_TRUE(list.Record(OpKind::kErase, "Cutout").ok());
   EXPECT_TRUE(list.CheckOrder(OpKind::kNormalize, "Normalize").ok());
   EXPECT_NE(list.CheckOrder(OpKind::kNoise, "GaussianNoise").message().find("and GaussianNoise"), std::string::npos);
 }

@@ -27,6 +27,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "core/image_view.h"
 #include "core/rng.h"
@@ -77,6 +78,10 @@ class SampleDraw {
   // A filter after the pixel steps so far.
   void AddFilter(const FilterStep& filter);
 
+  // The next `count` ops of the list draw nothing (a RandomApply not applied); Plan::Draw takes it.
+  void Skip(int count) { skip_ = count; }
+  int TakeSkip() { return std::exchange(skip_, 0); }
+
   EraseOps& erase() { return out_->erase; }
   NoiseParams& noise() { return out_->noise; }
   // Whether a Normalize came before the current op, and the list's Normalize.
@@ -116,6 +121,7 @@ class SampleDraw {
   WarpParams warp_;             // the current segment's warp, when enabled
   bool warp_fill_set_ = false;  // its window pads with warp_.pad_fill
   bool normalized_ = false;
+  int skip_ = 0;
 };
 
 }  // namespace sluice

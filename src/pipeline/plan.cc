@@ -17,8 +17,11 @@ Result<Plan> Plan::Create(std::vector<transforms::Transform> list) {
     SLUICE_RETURN_IF_ERROR(op.validate(t).WithPrefix(where));
     SLUICE_RETURN_IF_ERROR(plan.list_.CheckOrder(op.kind, op.name).WithPrefix(where));
     SLUICE_RETURN_IF_ERROR(op.place(t, &plan.list_).WithPrefix(where));
-    plan.list_.Record(op.kind, op.name);
+    SLUICE_RETURN_IF_ERROR(plan.list_.Record(op.kind, op.name).WithPrefix(where));
   }
+  if (!plan.list_.gates.empty())
+    return InvalidArgument("RandomApply holds ", plan.list_.gates.back().end - plan.list_.placed,
+                           " transform(s) more than the list has after it");
   plan.transforms_ = std::move(list);
   // Dry run on a typical image to catch lists that need too many segments.
   SampleGeometry g;
@@ -33,6 +36,7 @@ Status Plan::Draw(int width, int height, const SampleKey& key, SampleGeometry* o
   for (size_t i = 0; i < transforms_.size(); ++i) {
     draw.BeginOp(static_cast<uint32_t>(i));
     SLUICE_RETURN_IF_ERROR(ops.Find(transforms_[i]).draw(transforms_[i], &draw));
+    i += static_cast<size_t>(draw.TakeSkip());  // a RandomApply not applied: its ops draw nothing
   }
   return draw.Finish();
 }

@@ -327,6 +327,49 @@ bool SameGeometry(const SampleGeometry& a, const SampleGeometry& b) {
   return true;
 }
 
+TEST(PlanTest, RandomApplyDrawsItsTransformsTogetherOrNotAtAll) {
+  // RandomApply{2, p} gates the ColorJitter and the flip after it; the Grayscale after the range
+  // is always drawn. A nested RandomApply{1, 1.0} is applied whenever its outer one is.
+  const ColorJitter jitter{{0.5, 1.5}, {1.0, 1.0}, {1.0, 1.0}, {0.0, 0.0}};
+  for (double p : {0.0, 1.0, 0.3}) {
+    Result<Plan> plan = Plan::Create({Resize{32, 32}, RandomApply{3, p}, jitter, RandomApply{1, 1.0},
+                                      RandomHorizontalFlip{1.0}, RandomGrayscale{1.0}});
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    int applied = 0;
+    for (uint64_t s = 0; s < 400; ++s) {
+      SampleGeometry g;
+      ASSERT_TRUE(plan->Draw(320, 240, SampleKey{1, 0, s}, &g).ok());
+      const bool flipped = g.segments[0].x.flip;
+      ASSERT_EQ(g.color.num_steps, flipped ? 2 : 1) << s;  // the jitter's brightness with the flip; gray always
+      applied += flipped;
+    }
+    const double expected = p * 400, tolerance = p == 0.3 ? 30 : 0;  // 3.3 sigma at 0.3
+    EXPECT_NEAR(applied, expected, tolerance) << p;
+  }
+}
+
+TEST(PlanTest, RandomApplyErrorsNameTheProblem) {
+  const auto error = [](std::vector<Transform> list) {
+    Result<Plan> p = Plan::Create(std::move(list));
+    return p.ok() ? std::string("ok") : p.status().ToString();
+  };
+  EXPECT_NE(error({Resize{32, 32}, RandomApply{2, 0.5}, RandomGrayscale{}}).find("RandomApply holds 1 transform(s) "
+                                                                                 "more than the list has"),
+            std::string::npos);
+  EXPECT_NE(error({Resize{32, 32}, RandomApply{1, 0.5}, Normalize{}}).find("Normalize inside RandomApply"),
+            std::string::npos);
+  EXPECT_NE(error({Resize{64, 64}, RandomApply{1, 0.5}, CenterCrop{32, 32}}).find("change the output size"),
+            std::string::npos);
+  EXPECT_NE(error({Resize{32, 32}, RandomApply{1, 0.5}, RandomApply{2, 0.5}, RandomGrayscale{}, RandomGrayscale{}})
+                .find("reach past the RandomApply around it"),
+            std::string::npos);
+  EXPECT_NE(error({Resize{32, 32}, RandomApply{0, 0.5}}).find("count must be at least 1"), std::string::npos);
+  EXPECT_NE(error({Resize{32, 32}, RandomApply{1, 1.5}, RandomGrayscale{}}).find("RandomApply: p must be in"),
+            std::string::npos);
+  // A size-keeping geometric transform may be gated: a rotation of a fixed-size image.
+  EXPECT_EQ(error({Resize{32, 32}, RandomApply{1, 0.5}, RandomRotation{{-10, 10}}}), "ok");
+}
+
 TEST(PlanTest, DrawIsDeterministicPerSampleKey) {
   Result<Plan> plan = Plan::Create({Resize{100}, RandomResizedCrop{32, 32}, RandomHorizontalFlip{},
                                     RandomCrop{28, 28, {2, 2, 2, 2}}});

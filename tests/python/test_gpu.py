@@ -364,6 +364,11 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
           ST.RandomEqualize(), ST.RandomAdjustSharpness(2.0), ST.Grayscale(3), ST.ToTensor(),
           ST.Normalize([0.5] * 3, [0.5] * 3)]
     assert_gpu_loader_matches_cpu(small_folder, tf, route)
+    # RandomApply draws on the CPU for both paths: SimCLR's list, the GPU against the CPU.
+    simclr = [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip(),
+              ST.RandomApply([ST.ColorJitter(0.4, 0.4, 0.4, 0.1)], p=0.8), ST.RandomGrayscale(p=0.2),
+              ST.RandomApply([ST.GaussianBlur(5)], p=0.5), ST.ToTensor()]
+    assert_gpu_loader_matches_cpu(small_folder, simclr, route)
 
 
 def assert_gpu_loader_matches_cpu(folder, tf, route, noise_atol=0.0):

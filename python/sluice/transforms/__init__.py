@@ -18,6 +18,7 @@ from .batch import BatchLambda, BatchTransform, CutMix, MixUp, RandomChoice, _co
 from .color import (ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness, RandomAutocontrast,
                     RandomEqualize, RandomGrayscale, RandomInvert, RandomPosterize, RandomSolarize, TrivialAugmentWide)
 from .compile import compile_specs, flatten, split_batch_functions
+from .containers import RandomApply
 from .finish import Cutout, GaussianNoise, GridMask, Normalize, RandomErasing, ToTensor
 from .functions import Lambda
 from .geometry import (CenterCrop, Pad, RandomAffine, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
@@ -27,6 +28,7 @@ __all__ = [
     "InterpolationMode",
     "Transform",
     "Compose",
+    "RandomApply",
     "Identity",
     "RGB",
     "ToImage",

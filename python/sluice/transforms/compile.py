@@ -9,6 +9,7 @@ from typing import Any, Sequence
 from .. import _core
 from .base import Compose, Transform
 from .batch import BatchTransform
+from .containers import RandomApply
 from .finish import GaussianNoise, Normalize, RandomErasing, ToTensor
 from .functions import Lambda
 
@@ -16,9 +17,21 @@ from .functions import Lambda
 def compile_specs(transforms: Sequence[Transform], as_torch: bool, holders: list) -> list[Any]:
     """The C++ specs of a flat list. A Lambda after ToTensor or Normalize runs on the finished
     sample (a torch tensor when `as_torch`), before them on the uint8 pixels; the user functions
-    go into `holders`, which the caller keeps while the specs are in use."""
-    specs, finished = [], False
+    go into `holders`, which the caller keeps while the specs are in use. A RandomApply becomes
+    its marker (with the number of specs it gates) followed by its transforms' specs."""
+    return _compile(transforms, False, as_torch, holders)[0]
+
+
+def _compile(transforms: Sequence[Transform], finished: bool, as_torch: bool, holders: list) -> tuple[list, bool]:
+    """The specs of `transforms`, and whether the sample is finished after them."""
+    specs = []
     for t in transforms:
+        if isinstance(t, RandomApply):
+            inner, _ = _compile(t.transforms, finished, as_torch, holders)
+            if inner:  # markers alone (Identity) gate nothing
+                specs.append(_core.transforms.make("RandomApply", dict(count=len(inner), p=t.p)))
+                specs.extend(inner)
+            continue
         if isinstance(t, BatchTransform):  # no C++ spec: the loader applies it to whole batches
             continue
         if isinstance(t, (ToTensor, Normalize)):
@@ -35,7 +48,7 @@ def compile_specs(transforms: Sequence[Transform], as_torch: bool, holders: list
         spec = t._spec()
         if spec is not None:
             specs.append(spec)
-    return specs
+    return specs, finished
 
 
 def split_batch_functions(transforms: Sequence[Transform]) -> tuple[list[Transform], list[BatchTransform]]:
