@@ -256,7 +256,7 @@ def test_a_bare_function_is_a_lambda_and_other_objects_are_refused(small_folder)
     bare, _ = next(iter(sluice.Loader(small_folder, [T.CenterCrop(8), invert], **kw)))
     np.testing.assert_array_equal(bare, 255 - plain)
     assert isinstance(sluice.Loader(small_folder, [T.CenterCrop(8), invert]).transforms[1], T.Lambda)
-    with pytest.raises(TypeError, match="transform must be a sluice transform, a function"):
+    with pytest.raises(TypeError, match="transform must be a sluice or torchvision transform, a function"):
         sluice.Loader(small_folder, [T.CenterCrop(8), object()])
 
 

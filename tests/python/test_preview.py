@@ -118,7 +118,7 @@ def test_pipeline_without_a_fixed_size(small_folder):
     ("T.NoSuchThing(3)", "has no attribute 'NoSuchThing'"),
     ("undefined_name", "NameError: name 'undefined_name' is not defined"),
     ("T.RandomResizedCrop(-1)", "size must be positive"),
-    ("[T.Resize(30), 3]", "must be a sluice transform, a function, a list of them or sluice.transforms.Compose, got int: 3"),
+    ("[T.Resize(30), 3]", "must be a sluice or torchvision transform, a function, a list of them or a Compose, got int: 3"),
     ("@missing.py:aug", "missing.py: no such file"),
     ("@aug.py", "expected @FILE.py:NAME"),
 ])

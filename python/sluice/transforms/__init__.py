@@ -19,6 +19,7 @@ from .color import (ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdj
                     RandomEqualize, RandomGrayscale, RandomInvert, RandomPosterize, RandomSolarize, TrivialAugmentWide)
 from .compile import compile_specs, flatten, split_batch_functions
 from .containers import RandomApply
+from .from_torchvision import from_torchvision
 from .finish import Cutout, GaussianNoise, GridMask, Normalize, RandomErasing, ToTensor
 from .functions import Lambda
 from .geometry import (CenterCrop, Pad, RandomAffine, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
@@ -65,4 +66,5 @@ __all__ = [
     "MixUp",
     "CutMix",
     "RandomChoice",
+    "from_torchvision",
 ]

@@ -11,6 +11,7 @@ from .base import Compose, Transform
 from .batch import BatchTransform
 from .containers import RandomApply
 from .finish import GaussianNoise, Normalize, RandomErasing, ToTensor
+from .from_torchvision import from_torchvision, is_torchvision
 from .functions import Lambda
 
 
@@ -75,12 +76,11 @@ def flatten(transform: Any) -> list[Transform]:
         return [t for item in transform.transforms for t in flatten(item)]
     if isinstance(transform, Transform):
         return [transform]
+    if is_torchvision(transform):
+        return from_torchvision(transform)
     if isinstance(transform, (list, tuple)):
         return [t for item in transform for t in flatten(item)]
     if isinstance(transform, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)):
         return [Lambda(transform)]  # a plain function, as torchvision's Lambda would hold it
-    hint = ""
-    if type(transform).__module__.startswith("torchvision"):
-        hint = " (a torchvision transform: use the sluice transform of the same name)"
-    raise TypeError(f"transform must be a sluice transform, a function, a list of them or sluice.transforms."
-                    f"Compose, got {type(transform).__name__}: {transform!r}{hint}")
+    raise TypeError(f"transform must be a sluice or torchvision transform, a function, a list of them or a "
+                    f"Compose, got {type(transform).__name__}: {transform!r}")
