@@ -1,8 +1,10 @@
-// The DLPack exchange ABI (https://dmlc.github.io/dlpack/latest/), the unversioned
-// DLManagedTensor form that PyTorch, NumPy, JAX and CuPy all accept.
+// The DLPack exchange ABI (https://dmlc.github.io/dlpack/latest/): the unversioned
+// DLManagedTensor form that PyTorch, NumPy, JAX and CuPy all accept, and the versioned form of
+// DLPack 1.0 (DLManagedTensorVersioned, whose flags say whether the consumer may write).
 //
 // If the official <dlpack/dlpack.h> was included first, its definitions are used; otherwise the
-// ABI types are declared here with the same names and layout (DLPack 0.8).
+// ABI types are declared here with the same names and layout (DLPack 0.8, and 1.0's versioned
+// form unless that header declared it).
 #ifndef SLUICE_DLPACK_H_
 #define SLUICE_DLPACK_H_
 
@@ -57,5 +59,26 @@ typedef struct DLManagedTensor {
 } DLManagedTensor;
 }  // extern "C"
 #endif  // DLPACK_VERSION
+
+#ifndef DLPACK_MAJOR_VERSION
+#define DLPACK_MAJOR_VERSION 1
+#define DLPACK_MINOR_VERSION 0
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+extern "C" {
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+
+typedef struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void* manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned* self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+}  // extern "C"
+#endif  // DLPACK_MAJOR_VERSION
 
 #endif  // SLUICE_DLPACK_H_

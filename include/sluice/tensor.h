@@ -57,6 +57,8 @@ class Tensor {
   // A new DLManagedTensor that shares this tensor's memory. The consumer must call its deleter
   // exactly once; the memory stays valid until then, even if every Tensor copy is gone.
   DLManagedTensor* ToDLPack() const;
+  // The same as DLPack 1.0's versioned form, writable by the consumer (flags 0).
+  DLManagedTensorVersioned* ToDLPackVersioned() const;
 
  private:
   std::shared_ptr<void> owner_;

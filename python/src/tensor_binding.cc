@@ -1,4 +1,5 @@
-// DLPackTensor: hands a sluice Tensor to torch.from_dlpack / numpy.from_dlpack without a copy.
+// DLPackTensor: hands a sluice Tensor to torch.from_dlpack / numpy.from_dlpack without a copy,
+// in DLPack 1.0's versioned form (writable) to consumers that ask for it.
 #include "bindings.h"
 
 namespace sluice::python {
@@ -9,6 +10,14 @@ void DeleteUnconsumed(PyObject* capsule) {
   // A consumer renames the capsule to "used_dltensor" and owns it from then on.
   if (PyCapsule_IsValid(capsule, "dltensor")) {
     auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+  }
+}
+
+void DeleteUnconsumedVersioned(PyObject* capsule) {
+  // A consumer renames the capsule to "used_dltensor_versioned" and owns it from then on.
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    auto* managed = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, "dltensor_versioned"));
     if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
   }
 }
@@ -27,6 +36,18 @@ void RegisterTensor(nb::module_& m) {
               if (kwargs.contains("stream") && !kwargs["stream"].is_none())
                 stream = static_cast<uintptr_t>(nb::cast<int64_t>(kwargs["stream"]));
               if (static_cast<intptr_t>(stream) != -1) Check(self.tensor.sync()->ConsumeOn(stream));
+            }
+            // A consumer that takes DLPack 1.0 (max_version >= (1, 0): NumPy 2.1, recent torch)
+            // gets the versioned form, writable; older ones the unversioned form.
+            if (kwargs.contains("max_version") && !kwargs["max_version"].is_none() &&
+                nb::cast<int>(nb::tuple(kwargs["max_version"])[0]) >= 1) {
+              DLManagedTensorVersioned* managed = self.tensor.ToDLPackVersioned();
+              PyObject* capsule = PyCapsule_New(managed, "dltensor_versioned", DeleteUnconsumedVersioned);
+              if (capsule == nullptr) {
+                managed->deleter(managed);
+                throw nb::python_error();
+              }
+              return nb::steal(capsule);
             }
             DLManagedTensor* managed = self.tensor.ToDLPack();
             PyObject* capsule = PyCapsule_New(managed, "dltensor", DeleteUnconsumed);

@@ -26,10 +26,11 @@ int64_t Tensor::numel() const {
 
 namespace {
 
+template <typename Managed>
 struct DLPackContext {
   Tensor tensor;  // keeps the memory alive
   std::vector<int64_t> shape;
-  DLManagedTensor managed;
+  Managed managed;
 };
 
 DLDataType ToDLDataType(DType dtype) {
@@ -42,24 +43,34 @@ DLDataType ToDLDataType(DType dtype) {
   return DLDataType{kDLUInt, 8, 1};
 }
 
-}  // namespace
-
-DLManagedTensor* Tensor::ToDLPack() const {
-  auto* ctx = new DLPackContext{*this, shape_, {}};
+// A context holding a copy of `tensor` and a Managed (either DLPack form) describing it.
+template <typename Managed>
+Managed* NewManaged(const Tensor& tensor, void* data, DType dtype) {
+  auto* ctx = new DLPackContext<Managed>{tensor, tensor.shape(), {}};
   DLTensor& t = ctx->managed.dl_tensor;
-  t.data = data_;
-  t.device.device_type = device_.type == DeviceType::kCPU ? kDLCPU : kDLCUDA;
-  t.device.device_id = device_.type == DeviceType::kCPU ? 0 : device_.index;
-  t.ndim = ndim();
-  t.dtype = ToDLDataType(dtype_);
+  const Device device = tensor.device();
+  t.data = data;
+  t.device.device_type = device.type == DeviceType::kCPU ? kDLCPU : kDLCUDA;
+  t.device.device_id = device.type == DeviceType::kCPU ? 0 : device.index;
+  t.ndim = static_cast<int32_t>(ctx->shape.size());
+  t.dtype = ToDLDataType(dtype);
   t.shape = ctx->shape.data();
   t.strides = nullptr;
   t.byte_offset = 0;
   ctx->managed.manager_ctx = ctx;
-  ctx->managed.deleter = [](DLManagedTensor* self) {
-    delete static_cast<DLPackContext*>(self->manager_ctx);
-  };
+  ctx->managed.deleter = [](Managed* self) { delete static_cast<DLPackContext<Managed>*>(self->manager_ctx); };
   return &ctx->managed;
+}
+
+}  // namespace
+
+DLManagedTensor* Tensor::ToDLPack() const { return NewManaged<DLManagedTensor>(*this, data_, dtype_); }
+
+DLManagedTensorVersioned* Tensor::ToDLPackVersioned() const {
+  DLManagedTensorVersioned* m = NewManaged<DLManagedTensorVersioned>(*this, data_, dtype_);
+  m->version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  m->flags = 0;  // writable, not a copy
+  return m;
 }
 
 }  // namespace sluice

@@ -211,6 +211,23 @@ def test_numpy_output(small_folder):
     x, y = next(iter(sluice.Loader(small_folder, PIPE, batch_size=4, output="numpy")))
     assert isinstance(x, np.ndarray) and x.dtype == np.float32 and x.shape == (4, 3, 48, 48)
     assert isinstance(y, np.ndarray) and y.dtype == np.int64
+    # Writable (DLPack 1.0's versioned form, which NumPy 2.1 asks for), as JAX and in-place code need.
+    assert x.flags.writeable and y.flags.writeable
+    x[0] = 0.5
+    assert (x[0] == 0.5).all() and not (x[1] == 0.5).all()
+
+
+def test_dlpack_forms():
+    # The versioned form to consumers that ask for DLPack 1.0, the unversioned one otherwise.
+    from conftest import photo, pil_bytes
+    from PIL import Image
+    raw = pil_bytes(Image.fromarray(photo(32, 24, 1)), "JPEG", quality=90)
+    t = sluice._core.process_sample(raw, [T.Resize((8, 8))._spec()], 0, 0, 0, "uint8", "NHWC", False)
+    assert '"dltensor_versioned"' in repr(t.__dlpack__(max_version=(1, 0)))
+    assert '"dltensor"' in repr(t.__dlpack__())
+    assert '"dltensor"' in repr(t.__dlpack__(max_version=(0, 8)))
+    a = np.from_dlpack(t)
+    assert a.shape == (8, 8, 3) and a.flags.writeable
 
 
 def test_batches_outlive_the_loader(small_folder):
