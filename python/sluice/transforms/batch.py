@@ -93,8 +93,8 @@ class BatchLambda(BatchTransform):
     it). With ``device="cuda"`` it runs on a CUDA stream the loader owns, which first waits for
     the stream current when the batch is taken; that stream then waits for it, so the result
     is ready there as a batch without ``BatchLambda`` is. With ``output="numpy"`` (or without
-    torch) ``fn`` gets a read-only NumPy array and returns a new array of the same shape and
-    dtype. It is not called for an empty batch (``on_error="skip"`` when every file of a batch
+    torch) ``fn`` gets a NumPy array and returns an array of the same shape and dtype (or
+    changes its argument in place and returns it). It is not called for an empty batch (``on_error="skip"`` when every file of a batch
     failed).
 
     A return of another kind, shape, dtype or device raises TypeError or ValueError naming

@@ -47,7 +47,7 @@ def from_torchvision(transform: Any) -> list[Transform]:
         where = f"from_torchvision: item {len(out)} ({type(item).__name__})"
         try:
             out.append(_convert(item))
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, NotImplementedError) as e:
             raise type(e)(f"{where}: {e}") from None
     return out
 
