@@ -185,6 +185,16 @@ struct TrivialAugmentWide {
   std::array<uint8_t, 3> fill = {0, 0, 0};
 };
 
+// torchvision's AutoAugment: per sample, one of the policy's 25 sub-policies, uniformly; each of
+// its two ops applied with its probability, at its magnitude bin of RandAugment's table with 10
+// bins (signed ops negated on a coin flip). Ops as RandAugment's, and Invert. `policy`: 0
+// ImageNet, 1 CIFAR10, 2 SVHN (AutoAugmentPolicy). Placed like RandAugment.
+struct AutoAugment {
+  int policy = 0;
+  Interpolation interpolation = Interpolation::kNearest;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+};
+
 // Cutout (DeVries and Taylor, 2017): n_holes squares of side `length` (clipped at the image's
 // edges; square [y - length/2, y + length/2) x [x - length/2, x + length/2)), centres drawn
 // uniformly over the image, zeroed: after Normalize the output is 0 there (the reference code
@@ -273,7 +283,7 @@ using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop
                                RandomGrayscale, GaussianBlur, RandAugment, TrivialAugmentWide, Cutout,
                                RandomErasing, GridMask, GaussianNoise, Normalize, Lambda, RandomSolarize,
                                RandomInvert, RandomPosterize, RandomAutocontrast, RandomEqualize,
-                               RandomAdjustSharpness, RandomApply>;
+                               RandomAdjustSharpness, RandomApply, AutoAugment>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

@@ -114,6 +114,12 @@ nb::list AugmentOpsOf(std::vector<transforms::Transform> list, int width, int he
     } else if (const auto* ta = std::get_if<transforms::TrivialAugmentWide>(&list[i])) {
       const AugmentDraw d = DrawTrivialAugment(rng, *ta);
       ops.append(nb::make_tuple(AugmentOpName(d.op), d.magnitude));
+    } else if (const auto* aa = std::get_if<transforms::AutoAugment>(&list[i])) {
+      AugmentDraw d[2];
+      int policy = 0;
+      const int n = DrawAutoAugment(rng, w, h, *aa, d, &policy);
+      ops.append(nb::make_tuple("Policy", static_cast<double>(policy)));
+      for (int k = 0; k < n; ++k) ops.append(nb::make_tuple(AugmentOpName(d[k].op), d[k].magnitude));
     } else {
       continue;
     }
@@ -205,8 +211,9 @@ void RegisterSample(nb::module_& m) {
   m.def("draw_augment", &AugmentOpsOf,
         nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
         nb::arg("epoch") = 0, nb::arg("index") = 0,
-        "The ops each RandAugment and TrivialAugmentWide of the list draws for a sample, in list order: "
-        "a list of (torchvision op name, signed magnitude) per transform.");
+        "The ops each RandAugment, TrivialAugmentWide and AutoAugment of the list draws for a sample, in "
+        "list order: a list of (torchvision op name, signed magnitude) per transform; AutoAugment's starts "
+        "with ('Policy', the sub-policy's index) and holds the ops that apply.");
   m.def("draw_erase", &ErasedOf,
         nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
         nb::arg("epoch") = 0, nb::arg("index") = 0,

@@ -16,9 +16,9 @@ constexpr double kPi = 3.14159265358979323846;
 }  // namespace
 
 const char* AugmentOpName(AugmentOp op) {
-  static const char* kNames[kNumAugmentOps] = {
+  static const char* kNames[kNumAugmentOps + 1] = {
       "Identity", "ShearX",     "ShearY",    "TranslateX", "TranslateY", "Rotate",       "Brightness",
-      "Color",    "Contrast",   "Sharpness", "Posterize",  "Solarize",   "AutoContrast", "Equalize"};
+      "Color",    "Contrast",   "Sharpness", "Posterize",  "Solarize",   "AutoContrast", "Equalize", "Invert"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -26,11 +26,12 @@ namespace {
 
 bool Signed(AugmentOp op) {
   return op != AugmentOp::kIdentity && op != AugmentOp::kPosterize && op != AugmentOp::kSolarize &&
-         op != AugmentOp::kAutoContrast && op != AugmentOp::kEqualize;
+         op != AugmentOp::kAutoContrast && op != AugmentOp::kEqualize && op != AugmentOp::kInvert;
 }
 
 bool HasMagnitudes(AugmentOp op) {
-  return op != AugmentOp::kIdentity && op != AugmentOp::kAutoContrast && op != AugmentOp::kEqualize;
+  return op != AugmentOp::kIdentity && op != AugmentOp::kAutoContrast && op != AugmentOp::kEqualize &&
+         op != AugmentOp::kInvert;
 }
 
 // Bin `bin` of an op's magnitude table (torchvision's _AUGMENTATION_SPACE): RandAugment's, or
@@ -76,6 +77,116 @@ int DrawRandAugment(SampleRng& rng, int width, int height, const transforms::Ran
 
 AugmentDraw DrawTrivialAugment(SampleRng& rng, const transforms::TrivialAugmentWide& t) {
   return DrawAugmentOp(rng, true, t.num_magnitude_bins, -1, 0, 0);
+}
+
+namespace {
+
+// One op of an AutoAugment sub-policy: the op, its probability, its magnitude bin (-1: none).
+struct PolicyOp {
+  AugmentOp op;
+  float p;
+  int8_t bin;
+};
+using SubPolicy = std::array<PolicyOp, 2>;
+using A = AugmentOp;
+
+// The published policies (Cubuk et al., "AutoAugment", 2019) as torchvision's AutoAugment holds
+// them: ImageNet, CIFAR10, SVHN.
+constexpr SubPolicy kPolicies[kAutoAugmentPolicies][kAutoAugmentSubPolicies] = {
+    {{{{A::kPosterize, 0.4f, 8}, {A::kRotate, 0.6f, 9}}},
+     {{{A::kSolarize, 0.6f, 5}, {A::kAutoContrast, 0.6f, -1}}},
+     {{{A::kEqualize, 0.8f, -1}, {A::kEqualize, 0.6f, -1}}},
+     {{{A::kPosterize, 0.6f, 7}, {A::kPosterize, 0.6f, 6}}},
+     {{{A::kEqualize, 0.4f, -1}, {A::kSolarize, 0.2f, 4}}},
+     {{{A::kEqualize, 0.4f, -1}, {A::kRotate, 0.8f, 8}}},
+     {{{A::kSolarize, 0.6f, 3}, {A::kEqualize, 0.6f, -1}}},
+     {{{A::kPosterize, 0.8f, 5}, {A::kEqualize, 1.0f, -1}}},
+     {{{A::kRotate, 0.2f, 3}, {A::kSolarize, 0.6f, 8}}},
+     {{{A::kEqualize, 0.6f, -1}, {A::kPosterize, 0.4f, 6}}},
+     {{{A::kRotate, 0.8f, 8}, {A::kColor, 0.4f, 0}}},
+     {{{A::kRotate, 0.4f, 9}, {A::kEqualize, 0.6f, -1}}},
+     {{{A::kEqualize, 0.0f, -1}, {A::kEqualize, 0.8f, -1}}},
+     {{{A::kInvert, 0.6f, -1}, {A::kEqualize, 1.0f, -1}}},
+     {{{A::kColor, 0.6f, 4}, {A::kContrast, 1.0f, 8}}},
+     {{{A::kRotate, 0.8f, 8}, {A::kColor, 1.0f, 2}}},
+     {{{A::kColor, 0.8f, 8}, {A::kSolarize, 0.8f, 7}}},
+     {{{A::kSharpness, 0.4f, 7}, {A::kInvert, 0.6f, -1}}},
+     {{{A::kShearX, 0.6f, 5}, {A::kEqualize, 1.0f, -1}}},
+     {{{A::kColor, 0.4f, 0}, {A::kEqualize, 0.6f, -1}}},
+     {{{A::kEqualize, 0.4f, -1}, {A::kSolarize, 0.2f, 4}}},
+     {{{A::kSolarize, 0.6f, 5}, {A::kAutoContrast, 0.6f, -1}}},
+     {{{A::kInvert, 0.6f, -1}, {A::kEqualize, 1.0f, -1}}},
+     {{{A::kColor, 0.6f, 4}, {A::kContrast, 1.0f, 8}}},
+     {{{A::kEqualize, 0.8f, -1}, {A::kEqualize, 0.6f, -1}}}},
+    {{{{A::kInvert, 0.1f, -1}, {A::kContrast, 0.2f, 6}}},
+     {{{A::kRotate, 0.7f, 2}, {A::kTranslateX, 0.3f, 9}}},
+     {{{A::kSharpness, 0.8f, 1}, {A::kSharpness, 0.9f, 3}}},
+     {{{A::kShearY, 0.5f, 8}, {A::kTranslateY, 0.7f, 9}}},
+     {{{A::kAutoContrast, 0.5f, -1}, {A::kEqualize, 0.9f, -1}}},
+     {{{A::kShearY, 0.2f, 7}, {A::kPosterize, 0.3f, 7}}},
+     {{{A::kColor, 0.4f, 3}, {A::kBrightness, 0.6f, 7}}},
+     {{{A::kSharpness, 0.3f, 9}, {A::kBrightness, 0.7f, 9}}},
+     {{{A::kEqualize, 0.6f, -1}, {A::kEqualize, 0.5f, -1}}},
+     {{{A::kContrast, 0.6f, 7}, {A::kSharpness, 0.6f, 5}}},
+     {{{A::kColor, 0.7f, 7}, {A::kTranslateX, 0.5f, 8}}},
+     {{{A::kEqualize, 0.3f, -1}, {A::kAutoContrast, 0.4f, -1}}},
+     {{{A::kTranslateY, 0.4f, 3}, {A::kSharpness, 0.2f, 6}}},
+     {{{A::kBrightness, 0.9f, 6}, {A::kColor, 0.2f, 8}}},
+     {{{A::kSolarize, 0.5f, 2}, {A::kInvert, 0.0f, -1}}},
+     {{{A::kEqualize, 0.2f, -1}, {A::kAutoContrast, 0.6f, -1}}},
+     {{{A::kEqualize, 0.2f, -1}, {A::kEqualize, 0.6f, -1}}},
+     {{{A::kColor, 0.9f, 9}, {A::kEqualize, 0.6f, -1}}},
+     {{{A::kAutoContrast, 0.8f, -1}, {A::kSolarize, 0.2f, 8}}},
+     {{{A::kBrightness, 0.1f, 3}, {A::kColor, 0.7f, 0}}},
+     {{{A::kSolarize, 0.4f, 5}, {A::kAutoContrast, 0.9f, -1}}},
+     {{{A::kTranslateY, 0.9f, 9}, {A::kTranslateY, 0.7f, 9}}},
+     {{{A::kAutoContrast, 0.9f, -1}, {A::kSolarize, 0.8f, 3}}},
+     {{{A::kEqualize, 0.8f, -1}, {A::kInvert, 0.1f, -1}}},
+     {{{A::kTranslateY, 0.7f, 9}, {A::kAutoContrast, 0.9f, -1}}}},
+    {{{{A::kShearX, 0.9f, 4}, {A::kInvert, 0.2f, -1}}},
+     {{{A::kShearY, 0.9f, 8}, {A::kInvert, 0.7f, -1}}},
+     {{{A::kEqualize, 0.6f, -1}, {A::kSolarize, 0.6f, 6}}},
+     {{{A::kInvert, 0.9f, -1}, {A::kEqualize, 0.6f, -1}}},
+     {{{A::kEqualize, 0.6f, -1}, {A::kRotate, 0.9f, 3}}},
+     {{{A::kShearX, 0.9f, 4}, {A::kAutoContrast, 0.8f, -1}}},
+     {{{A::kShearY, 0.9f, 8}, {A::kInvert, 0.4f, -1}}},
+     {{{A::kShearY, 0.9f, 5}, {A::kSolarize, 0.2f, 6}}},
+     {{{A::kInvert, 0.9f, -1}, {A::kAutoContrast, 0.8f, -1}}},
+     {{{A::kEqualize, 0.6f, -1}, {A::kRotate, 0.9f, 3}}},
+     {{{A::kShearX, 0.9f, 4}, {A::kSolarize, 0.3f, 3}}},
+     {{{A::kShearY, 0.8f, 8}, {A::kInvert, 0.7f, -1}}},
+     {{{A::kEqualize, 0.9f, -1}, {A::kTranslateY, 0.6f, 6}}},
+     {{{A::kInvert, 0.9f, -1}, {A::kEqualize, 0.6f, -1}}},
+     {{{A::kContrast, 0.3f, 3}, {A::kRotate, 0.8f, 4}}},
+     {{{A::kInvert, 0.8f, -1}, {A::kTranslateY, 0.0f, 2}}},
+     {{{A::kShearY, 0.7f, 6}, {A::kSolarize, 0.4f, 8}}},
+     {{{A::kInvert, 0.6f, -1}, {A::kRotate, 0.8f, 4}}},
+     {{{A::kShearY, 0.3f, 7}, {A::kTranslateX, 0.9f, 3}}},
+     {{{A::kShearX, 0.1f, 6}, {A::kInvert, 0.6f, -1}}},
+     {{{A::kSolarize, 0.7f, 2}, {A::kTranslateY, 0.6f, 7}}},
+     {{{A::kShearY, 0.8f, 4}, {A::kInvert, 0.8f, -1}}},
+     {{{A::kShearX, 0.7f, 9}, {A::kTranslateY, 0.8f, 3}}},
+     {{{A::kShearY, 0.8f, 5}, {A::kAutoContrast, 0.7f, -1}}},
+     {{{A::kShearX, 0.7f, 2}, {A::kInvert, 0.1f, -1}}}},
+};
+
+constexpr int kAutoAugmentBins = 10;
+
+}  // namespace
+
+int DrawAutoAugment(SampleRng& rng, int width, int height, const transforms::AutoAugment& t, AugmentDraw* out,
+                    int* policy) {
+  *policy = static_cast<int>(rng.RandInt(0, kAutoAugmentSubPolicies));
+  int n = 0;
+  for (const PolicyOp& p : kPolicies[t.policy][*policy]) {
+    // torchvision applies an op when rand <= p (in float32); its probabilities are float32 values.
+    if (!(static_cast<float>(rng.Uniform01()) <= p.p)) continue;
+    AugmentDraw& d = out[n++];
+    d.op = p.op;
+    d.magnitude = p.bin >= 0 ? Magnitude(p.op, false, kAutoAugmentBins, p.bin, width, height) : 0.0;
+    if (p.bin >= 0 && Signed(p.op) && rng.Uniform01() <= 0.5) d.magnitude = -d.magnitude;
+  }
+  return n;
 }
 
 AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transforms::Interpolation interpolation,
@@ -133,6 +244,7 @@ AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transform
     case AugmentOp::kSolarize: color(ColorKind::kSolarize, 255.0 * m); break;
     case AugmentOp::kAutoContrast: color(ColorKind::kAutoContrast, 0.0); break;
     case AugmentOp::kEqualize: color(ColorKind::kEqualize, 0.0); break;
+    case AugmentOp::kInvert: color(ColorKind::kSolarize, 0.0); break;  // every value is >= 0
   }
   return s;
 }
@@ -201,6 +313,27 @@ void RegisterAugmentOps(OpRegistry* registry) {
     return Status::OK();
   };
   registry->Add(std::move(ta));
+
+  OpSpec<AutoAugment> aa{"AutoAugment", OpKind::kPixel};
+  aa.fields = {Field<&AutoAugment::policy>("policy"), Field<&AutoAugment::interpolation>("interpolation"),
+               Field<&AutoAugment::fill>("fill")};
+  aa.validate = [](const AutoAugment& t) -> Status {
+    if (t.policy < 0 || t.policy >= kAutoAugmentPolicies)
+      return InvalidArgument("AutoAugment: policy must be 0 (IMAGENET), 1 (CIFAR10) or 2 (SVHN), got ", t.policy);
+    return CheckWarpInterpolation("AutoAugment", t.interpolation);
+  };
+  aa.place = [](const AutoAugment&, ListState* list) {
+    if (list->augment == nullptr) list->augment = "AutoAugment";
+    return list->AddPixelSteps(2, 2);
+  };
+  aa.draw = [](const AutoAugment& t, SampleDraw* d) {
+    AugmentDraw draws[2];
+    int policy = 0;
+    const int n = DrawAutoAugment(d->rng(), d->width(), d->height(), t, draws, &policy);
+    AddSteps(draws, n, t.interpolation, t.fill, d);
+    return Status::OK();
+  };
+  registry->Add(std::move(aa));
 }
 
 }  // namespace sluice

@@ -16,10 +16,11 @@
 
 namespace sluice {
 
-// The ops of RandAugment and TrivialAugmentWide, in torchvision's table order.
+// The ops of RandAugment and TrivialAugmentWide, in torchvision's table order (kNumAugmentOps of
+// them), then Invert, which only AutoAugment's policies use.
 enum class AugmentOp : uint8_t {
   kIdentity, kShearX, kShearY, kTranslateX, kTranslateY, kRotate, kBrightness, kColor, kContrast,
-  kSharpness, kPosterize, kSolarize, kAutoContrast, kEqualize
+  kSharpness, kPosterize, kSolarize, kAutoContrast, kEqualize, kInvert
 };
 inline constexpr int kNumAugmentOps = 14;
 
@@ -40,6 +41,14 @@ int DrawRandAugment(SampleRng& rng, int width, int height, const transforms::Ran
 
 // TrivialAugmentWide's draw: an op, a magnitude bin (for ops with magnitudes), a sign.
 AugmentDraw DrawTrivialAugment(SampleRng& rng, const transforms::TrivialAugmentWide& t);
+
+// AutoAugment's draw for a width x height image: a sub-policy (its index in *policy), then for
+// each of its two ops whether it applies (its probability), and the sign; returns how many
+// apply (0 to 2), in order.
+int DrawAutoAugment(SampleRng& rng, int width, int height, const transforms::AutoAugment& t, AugmentDraw* out,
+                    int* policy);
+inline constexpr int kAutoAugmentPolicies = 3;          // ImageNet, CIFAR10, SVHN
+inline constexpr int kAutoAugmentSubPolicies = 25;      // in each
 
 // What a drawn op does to a width x height image: nothing (Identity), a colour step (kind and
 // factor as ColorStep holds it, with the double factor torchvision blends with), or a filter

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .base import RGB, Compose, Identity, InterpolationMode, ToImage, Transform
 from .batch import BatchLambda, BatchTransform, CutMix, MixUp, RandomChoice, _common_num_classes
-from .color import (ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness, RandomAutocontrast,
+from .color import (AutoAugment, AutoAugmentPolicy, ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness, RandomAutocontrast,
                     RandomEqualize, RandomGrayscale, RandomInvert, RandomPosterize, RandomSolarize, TrivialAugmentWide)
 from .compile import compile_specs, flatten, split_batch_functions
 from .containers import RandomApply
@@ -56,6 +56,8 @@ __all__ = [
     "GaussianBlur",
     "RandAugment",
     "TrivialAugmentWide",
+    "AutoAugment",
+    "AutoAugmentPolicy",
     "GridMask",
     "GaussianNoise",
     "ToTensor",

@@ -2,6 +2,7 @@
 augmentation policies. They run after the crops, resizes and padding of the list."""
 from __future__ import annotations
 
+import enum
 from typing import Any, Sequence
 
 from . import _forms
@@ -191,6 +192,35 @@ class RandAugment(Transform):
 
     def _fields(self):
         return dict(num_ops=self.num_ops, magnitude=self.magnitude, num_magnitude_bins=self.num_magnitude_bins,
+                    interpolation=_forms.interpolation(self.interpolation), fill=self._fill)
+
+
+class AutoAugmentPolicy(enum.Enum):
+    """torchvision's AutoAugmentPolicy: the policies learned on each dataset."""
+
+    IMAGENET = "imagenet"
+    CIFAR10 = "cifar10"
+    SVHN = "svhn"
+
+
+class AutoAugment(Transform):
+    """torchvision's ``AutoAugment``: per sample, one of the ``policy``'s 25 sub-policies; each of
+    its two ops applied with its probability, at its magnitude (RandAugment's ops and tables with
+    10 bins, and Invert). ``policy`` is an :class:`AutoAugmentPolicy` (or torchvision's, or its
+    name). Placement, ``interpolation`` and ``fill`` as :class:`RandAugment`."""
+
+    def __init__(self, policy=AutoAugmentPolicy.IMAGENET, interpolation=InterpolationMode.NEAREST, fill=None):
+        name = getattr(policy, "value", policy)
+        names = [p.value for p in AutoAugmentPolicy]
+        if name not in names:
+            raise ValueError(f"AutoAugment: policy must be one of {names} (AutoAugmentPolicy), got {policy!r}")
+        self.policy = AutoAugmentPolicy(name)
+        self.interpolation, self.fill = interpolation, fill
+        self._fill = _forms.fill("AutoAugment", 0 if fill is None else fill)
+        self._spec()
+
+    def _fields(self):
+        return dict(policy=[p for p in AutoAugmentPolicy].index(self.policy),
                     interpolation=_forms.interpolation(self.interpolation), fill=self._fill)
 
 
