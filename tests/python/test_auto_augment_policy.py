@@ -55,17 +55,20 @@ def check_against(policies, draws):
     n = len(draws)
     for k in range(len(policies)):
         assert abs(counts[k] - n / 25) < 4 * np.sqrt(n / 25), f"sub-policy {k}: {counts[k]} of {n}"
+    def magnitude(op):
+        table, _ = space[op[0]]
+        return 0.0 if op[2] is None else float(table[op[2]])
+
     applied = collections.Counter()
     for k, ops in draws:
         sub = policies[k]
         slot = 0
         for name, m in ops:
-            while sub[slot][0] != name:  # the ops that apply, in order
-                slot += 1
-                assert slot < 2, f"sub-policy {k}: {name} is not its op"
-            table, signed = space[name]
-            want = 0.0 if sub[slot][2] is None else float(table[sub[slot][2]])
-            assert abs(m) == want and (signed or m >= 0), f"sub-policy {k} {name}: magnitude {m}, table {want}"
+            # The ops that apply, in order: the next slot with this op at this magnitude.
+            match = [s for s in range(slot, 2) if sub[s][0] == name and magnitude(sub[s]) == abs(m)]
+            assert match, f"sub-policy {k}: {name} at magnitude {m} is not one of its ops {sub[slot:]}"
+            slot = match[0]
+            assert space[name][1] or m >= 0, f"sub-policy {k} {name}: a negative magnitude {m} for an unsigned op"
             applied[k, slot] += 1
             slot += 1
     for k, sub in enumerate(policies):
