@@ -1,25 +1,35 @@
 // DLPackTensor: hands a sluice Tensor to torch.from_dlpack / numpy.from_dlpack without a copy,
 // in DLPack 1.0's versioned form (writable) to consumers that ask for it.
+#include <type_traits>
+
 #include "bindings.h"
 
 namespace sluice::python {
 
 namespace {
 
+// The capsule name of each DLPack form (a consumer that takes the tensor renames it "used_...").
+template <typename Managed>
+constexpr const char* kCapsuleName = std::is_same_v<Managed, DLManagedTensor> ? "dltensor" : "dltensor_versioned";
+
+// Frees a capsule's tensor unless a consumer took it (and renamed the capsule).
+template <typename Managed>
 void DeleteUnconsumed(PyObject* capsule) {
-  // A consumer renames the capsule to "used_dltensor" and owns it from then on.
-  if (PyCapsule_IsValid(capsule, "dltensor")) {
-    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+  if (PyCapsule_IsValid(capsule, kCapsuleName<Managed>)) {
+    auto* managed = static_cast<Managed*>(PyCapsule_GetPointer(capsule, kCapsuleName<Managed>));
     if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
   }
 }
 
-void DeleteUnconsumedVersioned(PyObject* capsule) {
-  // A consumer renames the capsule to "used_dltensor_versioned" and owns it from then on.
-  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
-    auto* managed = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, "dltensor_versioned"));
-    if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+// `managed` in a capsule of its form's name (freed if no consumer takes it).
+template <typename Managed>
+nb::object Capsule(Managed* managed) {
+  PyObject* capsule = PyCapsule_New(managed, kCapsuleName<Managed>, DeleteUnconsumed<Managed>);
+  if (capsule == nullptr) {
+    managed->deleter(managed);
+    throw nb::python_error();
   }
+  return nb::steal(capsule);
 }
 
 }  // namespace
@@ -40,22 +50,9 @@ void RegisterTensor(nb::module_& m) {
             // A consumer that takes DLPack 1.0 (max_version >= (1, 0): NumPy 2.1, recent torch)
             // gets the versioned form, writable; older ones the unversioned form.
             if (kwargs.contains("max_version") && !kwargs["max_version"].is_none() &&
-                nb::cast<int>(nb::tuple(kwargs["max_version"])[0]) >= 1) {
-              DLManagedTensorVersioned* managed = self.tensor.ToDLPackVersioned();
-              PyObject* capsule = PyCapsule_New(managed, "dltensor_versioned", DeleteUnconsumedVersioned);
-              if (capsule == nullptr) {
-                managed->deleter(managed);
-                throw nb::python_error();
-              }
-              return nb::steal(capsule);
-            }
-            DLManagedTensor* managed = self.tensor.ToDLPack();
-            PyObject* capsule = PyCapsule_New(managed, "dltensor", DeleteUnconsumed);
-            if (capsule == nullptr) {
-              managed->deleter(managed);
-              throw nb::python_error();
-            }
-            return nb::steal(capsule);
+                nb::cast<int>(nb::tuple(kwargs["max_version"])[0]) >= 1)
+              return Capsule(self.tensor.ToDLPackVersioned());
+            return Capsule(self.tensor.ToDLPack());
           })
       .def("__dlpack_device__",
            [](const PyTensor& self) {
