@@ -1,4 +1,4 @@
-// The auto-augment ops (RandAugment, TrivialAugmentWide): torchvision's 14-op table, their
+// The auto-augment ops (RandAugment, TrivialAugmentWide, AutoAugment): torchvision's op table, their
 // draws and what each drawn op does to the image, exposed for tests and bindings. Their op table
 // entries: augment_ops.cc.
 //

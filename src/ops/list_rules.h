@@ -48,7 +48,7 @@ struct ListState {
   int max_filters = 0;  // filters (blurs, sharpness, auto-augment warps) a sample can carry
   int erase_rects = 0;  // erased rectangles a sample can carry
   const char* color = nullptr;    // the first colour transform
-  const char* augment = nullptr;  // the first RandAugment or TrivialAugmentWide
+  const char* augment = nullptr;  // the first RandAugment, TrivialAugmentWide or AutoAugment
   const char* erase = nullptr;    // the first erasing transform
   std::vector<PlacedFunction> pixel_fns, finished_fns;  // user functions, in list order
   uint32_t placed = 0;  // ops recorded so far: the position of the op being placed
