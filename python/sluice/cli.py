@@ -160,8 +160,10 @@ def cmd_preview(args: argparse.Namespace) -> int:
                                        progress=not args.quiet)
     grid = preview.build_grid(data, transform, args.images, args.draws, args.seed, args.device,
                               args.cell_pad, args.size, progress=not args.quiet)
-    preview.write_png(args.output, grid.array)
-    h, w = grid.array.shape[:2]
+    image = None if args.no_captions else preview.captioned(grid, args.cell_pad, args.seed)
+    image = grid.array if image is None else image
+    preview.write_png(args.output, image)
+    h, w = image.shape[:2]
     print(f"wrote {args.output}: {grid.rows} x {grid.cols} grid ({grid.rows} images; original + "
           f"{grid.cols - 1} draws, seed {args.seed}), {w}x{h} px, cells {grid.cell[1]}x{grid.cell[0]}; "
           f"pipeline {preview.describe(grid.transforms)}")
@@ -294,6 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     v.add_argument("--cell-pad", type=int, default=2, help="grey pixels between cells (default 2)")
+    v.add_argument("--no-captions", action="store_true",
+                   help="no header row and file-name column (they need Pillow; without it there are none)")
     v.add_argument("--sample-preset", default="imagenet", choices=sorted(datasets.PRESETS))
     v.add_argument("--sample-images", type=int, default=1024)
     v.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -129,6 +129,7 @@ class Grid:
     cols: int                   # 1 (the originals) + draws
     cell: tuple[int, int]       # (height, width) of a cell
     transforms: list            # the pipeline, flat
+    names: list                 # each row's file name
 
 
 def build_grid(data: Any, transform: Any = None, images: int = 8, draws: int = 6, seed: int = 0,
@@ -175,7 +176,34 @@ def build_grid(data: Any, transform: Any = None, images: int = 8, draws: int = 6
             grid[y0:y0 + ch, x0:x0 + cw] = EMPTY_COLOR
             h, w = min(img.shape[0], ch), min(img.shape[1], cw)
             grid[y0:y0 + h, x0:x0 + w] = img[:h, :w]
-    return Grid(grid, k, cols, (ch, cw), tf)
+    return Grid(grid, k, cols, (ch, cw), tf, [os.path.basename(str(path)) for path, _ in samples])
+
+
+CAPTION_COLOR = (230, 230, 230)  # text on PAD_COLOR
+
+
+def captioned(grid: Grid, pad: int = 2, seed: int = 0) -> np.ndarray | None:
+    """``grid.array`` with a header row naming each column ("source", "epoch 0 (seed S)", ...)
+    and a left column naming each row's file, drawn with Pillow's default font; None when Pillow
+    is not installed."""
+    try:
+        from PIL import Image, ImageDraw  # noqa: PLC0415
+    except ImportError:
+        return None
+    ch, cw = grid.cell
+    draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    heads = ["source"] + [f"epoch {j}" + (f" (seed {seed})" if j == 0 else "") for j in range(grid.cols - 1)]
+    text_h = max(draw.textbbox((0, 0), t)[3] for t in heads + grid.names) + 4
+    left = min(max(draw.textbbox((0, 0), n)[2] for n in grid.names) + 8, 200)
+    h, w = grid.array.shape[:2]
+    out = Image.new("RGB", (w + left, h + text_h), PAD_COLOR)
+    out.paste(Image.fromarray(grid.array), (left, text_h))
+    pen = ImageDraw.Draw(out)
+    for c, head in enumerate(heads):
+        pen.text((left + c * (cw + pad) + 2, 2), head, fill=CAPTION_COLOR)
+    for r, name in enumerate(grid.names):
+        pen.text((2, text_h + r * (ch + pad) + 2), name, fill=CAPTION_COLOR)
+    return np.asarray(out)
 
 
 def make_grid(data: Any, transform: Any = None, images: int = 8, draws: int = 6, seed: int = 0,

@@ -36,7 +36,8 @@ def as_uint8_hwc(batch) -> np.ndarray:
 
 def test_cli_writes_a_png_of_the_exact_size(small_folder, tmp_path):
     out = tmp_path / "grid.png"
-    r = run(small_folder, "-o", str(out), "--images", "3", "--draws", "4", "--size", "40", "--cell-pad", "3")
+    r = run(small_folder, "-o", str(out), "--images", "3", "--draws", "4", "--size", "40", "--cell-pad", "3",
+            "--no-captions")
     assert r.returncode == 0, r.stderr
     w, h = 5 * 40 + 4 * 3, 3 * 40 + 2 * 3  # 3 rows; original + 4 draws; 3 px between cells
     with Image.open(out) as im:
@@ -47,7 +48,7 @@ def test_cli_writes_a_png_of_the_exact_size(small_folder, tmp_path):
     assert "\n" not in line and line.startswith(f"wrote {out}: 3 x 5 grid")
     assert f"{w}x{h} px" in line and "RandomResizedCrop(size=(40, 40)" in line and "ColorJitter" in line
     assert "preview [" in r.stderr  # the progress bar; --quiet drops it
-    r = run(small_folder, "-o", str(out), "--images", "1", "--draws", "1", "--size", "16", "--quiet")
+    r = run(small_folder, "-o", str(out), "--images", "1", "--draws", "1", "--size", "16", "--quiet", "--no-captions")
     assert r.returncode == 0 and r.stderr == ""
     with Image.open(out) as im:
         assert im.size == (2 * 16 + 2, 16)
@@ -57,7 +58,7 @@ def test_cli_without_data_uses_the_sample_dataset(tmp_path):
     env = dict(ENV, SLUICE_CACHE=str(tmp_path / "cache"))
     out = tmp_path / "g.png"
     r = run("-o", str(out), "--sample-images", "8", "--sample-preset", "small", "--images", "2",
-            "--draws", "2", "--size", "24", "--quiet", env=env)
+            "--draws", "2", "--size", "24", "--quiet", "--no-captions", env=env)
     assert r.returncode == 0, r.stderr
     assert "built-in sample dataset" in r.stderr and "2 x 3 grid" in r.stdout
     with Image.open(out) as im:
@@ -143,7 +144,7 @@ def test_transform_from_a_file_with_a_user_lambda_class(small_folder, tmp_path):
         "broken = 3\n")
     out = tmp_path / "g.png"
     r = run(small_folder, "-o", str(out), "--transform", f"@{aug}:pipeline", "--images", "2", "--draws", "2",
-            "--quiet")
+            "--quiet", "--no-captions")
     assert r.returncode == 0, r.stderr
     assert "2 x 3 grid" in r.stdout and "Lambda(invert)" in r.stdout
     with Image.open(out) as im:
@@ -189,3 +190,23 @@ def test_png_writer_round_trips(tmp_path, shape):
         np.testing.assert_array_equal(np.asarray(im), a)
     with pytest.raises(TypeError, match="uint8"):
         preview.encode_png(a.astype(np.float32))
+
+
+def test_captions_name_the_columns_and_the_files(small_folder, tmp_path):
+    plain, captioned = tmp_path / "plain.png", tmp_path / "captioned.png"
+    args = ("--images", "3", "--draws", "2", "--size", "32", "--quiet")
+    assert run(small_folder, "-o", str(plain), "--no-captions", *args).returncode == 0
+    r = run(small_folder, "-o", str(captioned), *args)
+    assert r.returncode == 0, r.stderr
+    with Image.open(plain) as a, Image.open(captioned) as b:
+        grid, full = np.asarray(a), np.asarray(b)
+    top, left = full.shape[0] - grid.shape[0], full.shape[1] - grid.shape[1]
+    assert 8 <= top <= 40 and 20 <= left <= 200
+    np.testing.assert_array_equal(full[top:, left:], grid)  # the grid itself, unchanged
+    text = np.any(full != preview.PAD_COLOR, axis=2)
+    # Text in the header over each of the 3 columns, and beside each of the 3 rows.
+    assert all(text[:top, left + c * 34:left + c * 34 + 32].any() for c in range(3))
+    assert all(text[top + r * 34:top + r * 34 + 32, :left].any() for r in range(3))
+    names = [band for band in (text[top + r * 34:top + r * 34 + 32, :left] for r in range(3))]
+    assert not np.array_equal(names[0], names[1])  # different files, different captions
+    assert f"{full.shape[1]}x{full.shape[0]} px" in r.stdout
