@@ -240,6 +240,36 @@ def _add_pack_parser(sub) -> None:
     k.set_defaults(func=cmd_pack)
 
 
+def _add_preview_parser(sub: argparse._SubParsersAction) -> None:
+    v = sub.add_parser(
+        "preview", help="write a PNG grid of the same images under several augmentation draws",
+        description="Write a PNG grid: one row per image (the first K of DATA, in sorted order), "
+                    "column 1 the original image resized (squashed) to the cell size, columns 2.. "
+                    "the pipeline's output for epochs 0, 1, ... (one random draw each, "
+                    "reproducible from --seed). Normalize is undone for display. Cells are the "
+                    "pipeline's output size; a pipeline without a fixed size gets cells of the "
+                    "largest sample, each placed top-left on dark grey.")
+    v.add_argument("data", nargs="?", help="ImageFolder root (default: built-in sample dataset)")
+    v.add_argument("-o", "--output", required=True, help="PNG file to write")
+    v.add_argument("--images", type=int, default=8, help="rows: the first K images (default 8)")
+    v.add_argument("--draws", type=int, default=6, help="augmentation draws, one column each (default 6)")
+    v.add_argument("--transform", metavar="EXPR",
+                   help="the pipeline: a Python expression with T (sluice.transforms) and sluice in "
+                        "scope, e.g. \"T.Compose([T.RandomResizedCrop(224), T.ColorJitter(0.4)])\", or "
+                        "@FILE.py:NAME to take NAME from a Python file (default: RandomResizedCrop(SIZE), "
+                        "RandomHorizontalFlip, ColorJitter(0.4, 0.4, 0.4))")
+    v.add_argument("--size", type=int, default=224, help="output size of the default pipeline (default 224)")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    v.add_argument("--cell-pad", type=int, default=2, help="grey pixels between cells (default 2)")
+    v.add_argument("--no-captions", action="store_true",
+                   help="no header row and file-name column (they need Pillow; without it there are none)")
+    v.add_argument("--sample-preset", default="imagenet", choices=sorted(datasets.PRESETS))
+    v.add_argument("--sample-images", type=int, default=1024)
+    v.add_argument("--quiet", action="store_true", help="no progress bar")
+    v.set_defaults(func=cmd_preview)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -275,33 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quiet", action="store_true", help="no progress bars")
     b.set_defaults(func=cmd_bench)
 
-    v = sub.add_parser(
-        "preview", help="write a PNG grid of the same images under several augmentation draws",
-        description="Write a PNG grid: one row per image (the first K of DATA, in sorted order), "
-                    "column 1 the original image resized (squashed) to the cell size, columns 2.. "
-                    "the pipeline's output for epochs 0, 1, ... (one random draw each, "
-                    "reproducible from --seed). Normalize is undone for display. Cells are the "
-                    "pipeline's output size; a pipeline without a fixed size gets cells of the "
-                    "largest sample, each placed top-left on dark grey.")
-    v.add_argument("data", nargs="?", help="ImageFolder root (default: built-in sample dataset)")
-    v.add_argument("-o", "--output", required=True, help="PNG file to write")
-    v.add_argument("--images", type=int, default=8, help="rows: the first K images (default 8)")
-    v.add_argument("--draws", type=int, default=6, help="augmentation draws, one column each (default 6)")
-    v.add_argument("--transform", metavar="EXPR",
-                   help="the pipeline: a Python expression with T (sluice.transforms) and sluice in "
-                        "scope, e.g. \"T.Compose([T.RandomResizedCrop(224), T.ColorJitter(0.4)])\", or "
-                        "@FILE.py:NAME to take NAME from a Python file (default: RandomResizedCrop(SIZE), "
-                        "RandomHorizontalFlip, ColorJitter(0.4, 0.4, 0.4))")
-    v.add_argument("--size", type=int, default=224, help="output size of the default pipeline (default 224)")
-    v.add_argument("--seed", type=int, default=0)
-    v.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
-    v.add_argument("--cell-pad", type=int, default=2, help="grey pixels between cells (default 2)")
-    v.add_argument("--no-captions", action="store_true",
-                   help="no header row and file-name column (they need Pillow; without it there are none)")
-    v.add_argument("--sample-preset", default="imagenet", choices=sorted(datasets.PRESETS))
-    v.add_argument("--sample-images", type=int, default=1024)
-    v.add_argument("--quiet", action="store_true", help="no progress bar")
-    v.set_defaults(func=cmd_preview)
+    _add_preview_parser(sub)
 
     m = sub.add_parser("make-dataset", help="write a synthetic photo-like JPEG ImageFolder")
     m.add_argument("out")
