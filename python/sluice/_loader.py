@@ -122,7 +122,10 @@ class Loader:
             ahead only while they fit; ``stats()["gpu_memory_peak"]`` reports the peak.
 
     Iterating starts an epoch: the one given to :meth:`set_epoch`, else the one after the last
-    (0 first). Batches are yielded in order; images are ``N x 3 x H x W`` (or NHWC) or a list
+    (0 first). An iteration from which no batch was taken uses up no epoch: without
+    :meth:`set_epoch`, the next one starts (or resumes) that epoch again, as :meth:`state_dict`
+    says; so a probe ``iter()`` that is dropped (Lightning makes one before training) shifts
+    nothing. Batches are yielded in order; images are ``N x 3 x H x W`` (or NHWC) or a list
     (see ``transform``), labels int64 (N), or float32 ``N x num_classes`` when the transforms
     end with :class:`~sluice.transforms.MixUp` or :class:`~sluice.transforms.CutMix` (one-hot,
     mixed; on the images' device).
@@ -177,6 +180,8 @@ class Loader:
         self._last_indices = np.zeros(0, dtype=np.int64)
         self._last_epoch = -1
         self._generation = 0
+        # (generation, epoch, batches taken) as the last iteration started: see _untouched().
+        self._started: tuple[int, int, int] | None = None
 
     def _check_dtype(self, dtype: str) -> None:
         self._batch.check_dtype(dtype)
@@ -266,16 +271,32 @@ class Loader:
                                "batches)")
         return self._lock
 
+    def _untouched(self) -> dict | None:
+        """The core state of the iteration last started when none of its batches has been taken
+        (and some remain), else None: a new iteration starts that one again, not the next epoch."""
+        if self._started is None or self._started[0] != self._generation:
+            return None
+        core = self._core.state()
+        if (core["epoch"], core["batches"]) != self._started[1:] or core["batches"] >= core["epoch_batches"]:
+            return None
+        return core
+
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         with self._driving():
-            epoch = self._next_epoch if self._next_epoch is not None else self._last_epoch + 1
-            self._core.start_epoch(epoch)  # first: when it fails, nothing has changed
+            epoch = self._next_epoch
+            if epoch is None:
+                untouched = self._untouched()
+                epoch = self._last_epoch + 1 if untouched is None else untouched["epoch"]
+                if untouched is not None and (untouched["batches"] or untouched["resumed_from"]):
+                    self._core.load_state(untouched)  # an untouched resumed epoch: resume it again
+            self._core.start_epoch(epoch)  # when it fails, nothing has changed that iterating sees
             self._next_epoch = None
             self._pending_state = None
             self._last_epoch = epoch
             self._generation += 1
             core = self._core.state()
             generation = self._generation
+            self._started = (generation, core["epoch"], core["batches"])
         # Part of the key of the batch transforms' draws: 0 for an epoch as scheduled (or resumed
         # with the same settings, whose batches keep their numbers), else a digest of what the
         # epoch's resumed schedule excludes, so that its batch numbers, which start at 0 again,

@@ -202,6 +202,31 @@ def test_a_state_of_the_first_format_still_loads(numbered):
     assert_same(batches(d), batches(c))
 
 
+@pytest.mark.parametrize("resume_batch_size", [4, 3])
+def test_an_iteration_nothing_was_taken_from_uses_up_no_epoch(numbered, resume_batch_size):
+    """A dropped iter() (Lightning makes one before training) leaves its epoch, or the rest of a
+    resumed one, to the next iteration, as state_dict() says; one that yielded a batch does not."""
+    want = [epoch(make(numbered, batch_size=4), e) for e in (0, 1)]
+    loader = make(numbered, batch_size=4)
+    iter(loader)
+    iter(loader)
+    assert loader.state_dict()["next_epoch"] == 0
+    assert_same(batches(loader), want[0])
+    next(iter(loader))
+    assert_same(batches(loader), epoch(make(numbered, batch_size=4), 2))
+
+    first = make(numbered, batch_size=4)
+    epoch(first, 0, take=1)
+    state = first.state_dict()
+    plain, probed = make(numbered, batch_size=resume_batch_size), make(numbered, batch_size=resume_batch_size)
+    plain.load_state_dict(state)
+    probed.load_state_dict(state)
+    iter(probed)
+    assert probed.state_dict()["next_epoch"] == 0
+    assert_same(batches(probed), batches(plain))
+    assert_same(batches(probed), want[1] if resume_batch_size == 4 else batches(plain))
+
+
 def test_load_state_dict_ends_the_iteration_in_progress(numbered):
     loader = make(numbered, batch_size=4)
     it = iter(loader)
