@@ -4,6 +4,8 @@
 #   make asan   the C++ tests, and the Python stress tests on a sanitized module, under ASan + UBSan
 #   make tsan   the thread pool, pools, reader, batch ring and loaders under ThreadSanitizer
 #   make fuzz   the libFuzzer targets, each for FUZZ_SECONDS on its corpus (Clang; docs/fuzzing.md)
+#   make wheel  a manylinux wheel in dist/ (codecs bundled); make wheel-test installs it into a
+#               clean virtual environment and runs a loader there (scripts/wheel.sh)
 PYTHON ?= python3
 BUILD ?= build/dev
 JOBS ?= $(shell nproc)
@@ -12,7 +14,7 @@ export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 FUZZ_SECONDS ?= 20
 
-.PHONY: deps build test test-cpp test-python run asan tsan fuzz install clean
+.PHONY: deps build test test-cpp test-python run asan tsan fuzz wheel wheel-test install clean
 
 deps:
 	./scripts/install_deps.sh
@@ -66,8 +68,14 @@ fuzz:
 	$(PYTHON) scripts/make_fuzz_corpus.py build/fuzz/seeds
 	./scripts/run_fuzzers.sh build/fuzz $(FUZZ_SECONDS)
 
+wheel: deps
+	./scripts/wheel.sh build
+
+wheel-test: wheel
+	./scripts/wheel.sh test
+
 install: deps
 	$(PYTHON) -m pip install --no-build-isolation .
 
 clean:
-	rm -rf build python/sluice/_core*.so
+	rm -rf build dist python/sluice/_core*.so

@@ -5,7 +5,11 @@
                                           T.Normalize(MEAN, STD)], batch_size=256, shuffle=True)
     for images, labels in loader: ...
 """
-from . import _core
+from ._nvidia_libs import point_core_at_wheel_nvjpeg
+
+point_core_at_wheel_nvjpeg()
+
+from . import _core  # noqa: E402  (after the nvJPEG path is set)
 from ._core import DecodeError
 from ._loader import Loader
 from ._webdataset import WebDataset

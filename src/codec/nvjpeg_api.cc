@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace sluice {
 
@@ -12,22 +14,32 @@ namespace {
 #define SLUICE_NVJPEG_LIB_HINT ""
 #endif
 
+// Where to look, in order: $SLUICE_NVJPEG_LIBRARY (the Python package sets it to the
+// nvidia-nvjpeg wheel's library, the `[cuda]` extra, since a wheel's folder is on no library
+// path), then each version by name (the system's library path) and in the build-time hint folder.
+std::vector<std::string> Candidates() {
+  std::vector<std::string> out;
+  if (const char* chosen = std::getenv("SLUICE_NVJPEG_LIBRARY"); chosen != nullptr && *chosen != '\0')
+    out.emplace_back(chosen);
+  const std::string hint = SLUICE_NVJPEG_LIB_HINT;
+  for (const char* name : {"libnvjpeg.so.13", "libnvjpeg.so.12"}) {
+    out.emplace_back(name);
+    if (!hint.empty()) out.push_back(hint + "/" + name);
+  }
+  return out;
+}
+
 Result<NvjpegApi> Load() {
   std::string tried;
   void* lib = nullptr;
   std::string path;
-  const std::string hint = SLUICE_NVJPEG_LIB_HINT;
-  for (const char* name : {"libnvjpeg.so.13", "libnvjpeg.so.12"}) {
-    for (const std::string& candidate : {std::string(name), hint.empty() ? std::string() : hint + "/" + name}) {
-      if (candidate.empty()) continue;
-      lib = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib != nullptr) {
-        path = candidate;
-        break;
-      }
-      tried += (tried.empty() ? "" : ", ") + candidate;
+  for (const std::string& candidate : Candidates()) {
+    lib = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) {
+      path = candidate;
+      break;
     }
-    if (lib != nullptr) break;
+    tried += (tried.empty() ? "" : ", ") + candidate;
   }
   if (lib == nullptr)
     return FailedPrecondition("nvJPEG could not be loaded (tried ", tried,

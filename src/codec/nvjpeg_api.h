@@ -1,6 +1,7 @@
-// nvJPEG loaded at run time: libnvjpeg.so.13, else .12 (from the system's library path, then the
-// folder of the nvidia-nvjpeg wheel found at build time), so that one build runs on machines
-// with and without it. Only the header is needed to build.
+// nvJPEG loaded at run time: $SLUICE_NVJPEG_LIBRARY where set (sluice's Python package sets it to
+// an installed nvidia-nvjpeg wheel's library), else libnvjpeg.so.13, else .12 (from the system's
+// library path, then the folder of the nvidia-nvjpeg wheel found at build time), so that one
+// build runs on machines with and without it. Only the header is needed to build.
 //
 // Also holds the process-wide pieces every decoder shares: one library handle per backend.
 //
