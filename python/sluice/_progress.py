@@ -1,4 +1,5 @@
-"""A dependency-free progress bar for long work (dataset generation, benchmarks)."""
+"""A progress bar for long work (dataset generation, packing, benchmarks): tqdm's where it is
+installed and the stream is a terminal, else a dependency-free one."""
 from __future__ import annotations
 
 import sys
@@ -9,7 +10,8 @@ from typing import TextIO
 class Progress:
     """``with Progress(total, "decode") as p: ... p.update(n)``.
 
-    On a terminal it redraws one line; elsewhere (logs, CI) it prints a line every 10%.
+    On a terminal it is a tqdm bar where tqdm is installed, else one redrawn line; elsewhere
+    (logs, CI) it prints a line every 10%.
     """
 
     def __init__(self, total: int, desc: str, unit: str = "img", stream: TextIO | None = None,
@@ -24,6 +26,7 @@ class Progress:
         self._tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._last_draw = 0.0
         self._last_decile = -1
+        self._tqdm = _tqdm_bar(self) if enabled and self._tty else None
 
     def __enter__(self) -> "Progress":
         return self
@@ -33,6 +36,9 @@ class Progress:
 
     def update(self, n: int = 1) -> None:
         self.done += n
+        if self._tqdm is not None:
+            self._tqdm.update(n)
+            return
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -59,6 +65,18 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled and self._tty:
+        if self._tqdm is not None:
+            self._tqdm.close()
+        elif self.enabled and self._tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _tqdm_bar(progress: Progress):
+    """A tqdm bar for `progress`, or None where tqdm is not installed."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=progress.total, desc=progress.desc, unit=progress.unit, file=progress.stream,
+                unit_scale=False, dynamic_ncols=True)

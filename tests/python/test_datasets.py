@@ -42,5 +42,26 @@ def test_bad_specs(tmp_path):
         datasets.make_dataset(str(tmp_path), subsampling="411", progress=False)
     with pytest.raises(ValueError, match="width"):
         datasets.make_dataset(str(tmp_path), width=(300, 200), progress=False)
+    with pytest.raises(ValueError, match="canvases"):
+        datasets.make_dataset(str(tmp_path), canvases=-1, progress=False)
     with pytest.raises(ValueError, match="preset"):
         datasets.sample_dataset("huge")
+
+
+@pytest.mark.parametrize("preset,kib", [("imagenet", (120, 175)), ("small", (22, 42))])
+def test_images_cut_from_canvases_match_synthesized_ones(tmp_path, preset, kib):
+    """The fast mode (the sample data of `make run`): the same files, sizes and JPEG settings as
+    synthesized images, about the same compressed size, deterministic, and decodable."""
+    from PIL import Image
+    spec = datasets.PRESETS[preset]
+    a = datasets.make_dataset(str(tmp_path / "a"), spec, num_images=24, canvases=3, progress=False)
+    b = datasets.make_dataset(str(tmp_path / "b"), spec, num_images=24, canvases=3, progress=False)
+    full = datasets.make_dataset(str(tmp_path / "full"), spec, num_images=24, progress=False)
+    assert kib[0] < a["mean_kib"] < kib[1], a
+    assert a["mean_mpix"] == full["mean_mpix"] and a["bytes"] == b["bytes"]
+    for i in (0, 5, 23):
+        name = f"class_{i % spec.num_classes:03d}/img_{i:06d}.jpg"
+        fast, slow = Image.open(tmp_path / "a" / name), Image.open(tmp_path / "full" / name)
+        assert fast.size == slow.size and fast.mode == "RGB"
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+        assert np.asarray(fast).std() > 20  # a scene, not a flat tint
