@@ -55,6 +55,7 @@ set(SLUICE_SOURCES
   src/ops/flip_ops.cc
   src/ops/affine_ops.cc
   src/ops/color_ops.cc
+  src/ops/photometric_ops.cc
   src/ops/random_apply_op.cc
   src/ops/blur_op.cc
   src/ops/augment_ops.cc

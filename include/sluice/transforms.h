@@ -117,6 +117,23 @@ struct ColorJitter {
   std::array<double, 2> hue = {0.0, 0.0};
 };
 
+// torchvision's RandomChannelPermutation: the three channels in an order drawn uniformly per
+// sample from the six (the unchanged one included). A pixel-stage transform, placed like
+// ColorJitter.
+struct RandomChannelPermutation {};
+
+// torchvision's RandomPhotometricDistort: with probability p each, a brightness, a contrast, a
+// saturation and a hue adjustment (ColorJitter's formulas), each factor drawn from its range;
+// the contrast before the saturation or after the hue, at even odds; then, with probability p,
+// the channels in a random order. Placed like ColorJitter.
+struct RandomPhotometricDistort {
+  std::array<double, 2> brightness = {0.875, 1.125};
+  std::array<double, 2> contrast = {0.5, 1.5};
+  std::array<double, 2> saturation = {0.5, 1.5};
+  std::array<double, 2> hue = {-0.05, 0.05};
+  double p = 0.5;
+};
+
 // With probability p, replace the image by its luma (0.2989 R + 0.587 G + 0.114 B, truncated)
 // in all three channels, as torchvision's RandomGrayscale.
 struct RandomGrayscale {
@@ -283,7 +300,8 @@ using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop
                                RandomGrayscale, GaussianBlur, RandAugment, TrivialAugmentWide, Cutout,
                                RandomErasing, GridMask, GaussianNoise, Normalize, Lambda, RandomSolarize,
                                RandomInvert, RandomPosterize, RandomAutocontrast, RandomEqualize,
-                               RandomAdjustSharpness, RandomApply, AutoAugment>;
+                               RandomAdjustSharpness, RandomApply, AutoAugment, RandomChannelPermutation,
+                               RandomPhotometricDistort>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

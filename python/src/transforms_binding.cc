@@ -154,7 +154,8 @@ const OpField* FindField(const OpDef& op, const std::string& name) {
 
 Transform Make(const std::string& name, nb::dict args) {
   const OpDef* op = ImageOps().FindByName(name);
-  if (op == nullptr || op->fields.empty()) Raise(PyExc_ValueError, "no transform named '" + name + "'");
+  // A Lambda is made from its callable (make_lambda), not from fields.
+  if (op == nullptr || op->kind == OpKind::kFunction) Raise(PyExc_ValueError, "no transform named '" + name + "'");
   Transform t = op->make();
   for (auto [key, value] : args) {
     const std::string field = nb::cast<std::string>(key);

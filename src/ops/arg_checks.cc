@@ -1,6 +1,7 @@
 #include "ops/arg_checks.h"
 
 #include <cmath>
+#include <utility>
 
 namespace sluice {
 
@@ -19,6 +20,20 @@ Status CheckRange(const char* op, const char* arg, const std::array<double, 2>& 
   const auto [lo, hi] = range;
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo <= hi))
     return InvalidArgument(op, ": ", arg, " must be finite with min <= max, got (", lo, ", ", hi, ")");
+  return Status::OK();
+}
+
+Status CheckColorRanges(const char* op, const std::array<double, 2>& brightness, const std::array<double, 2>& contrast,
+                        const std::array<double, 2>& saturation, const std::array<double, 2>& hue) {
+  const std::pair<const char*, const std::array<double, 2>*> factors[] = {
+      {"brightness", &brightness}, {"contrast", &contrast}, {"saturation", &saturation}};
+  for (const auto& [name, r] : factors)
+    if (!(std::isfinite((*r)[0]) && std::isfinite((*r)[1]) && (*r)[0] >= 0 && (*r)[0] <= (*r)[1]))
+      return InvalidArgument(op, ": ", name, " must be a range (min, max) with 0 <= min <= max, got (", (*r)[0], ", ",
+                             (*r)[1], ")");
+  if (!(hue[0] >= -0.5 && hue[0] <= hue[1] && hue[1] <= 0.5))
+    return InvalidArgument(op, ": hue must be a range (min, max) with -0.5 <= min <= max <= 0.5, got (", hue[0], ", ",
+                           hue[1], ")");
   return Status::OK();
 }
 

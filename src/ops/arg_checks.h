@@ -18,6 +18,10 @@ Status CheckSize(const char* op, int height, int width);
 Status CheckProbability(const char* op, double p);
 // A finite (min, max) with min <= max.
 Status CheckRange(const char* op, const char* arg, const std::array<double, 2>& range);
+// ColorJitter's ranges: brightness, contrast and saturation with 0 <= min <= max; hue with
+// -0.5 <= min <= max <= 0.5.
+Status CheckColorRanges(const char* op, const std::array<double, 2>& brightness, const std::array<double, 2>& contrast,
+                        const std::array<double, 2>& saturation, const std::array<double, 2>& hue);
 // Non-negative padding on every side.
 Status CheckPadding(const char* op, const std::array<int, 4>& padding);
 // Resizes take BILINEAR or BICUBIC; warps NEAREST or BILINEAR.

@@ -13,19 +13,6 @@ using namespace transforms;
 
 namespace {
 
-Status CheckJitter(const ColorJitter& t) {
-  const std::pair<const char*, const std::array<double, 2>*> factors[] = {
-      {"brightness", &t.brightness}, {"contrast", &t.contrast}, {"saturation", &t.saturation}};
-  for (const auto& [name, r] : factors)
-    if (!(std::isfinite((*r)[0]) && std::isfinite((*r)[1]) && (*r)[0] >= 0 && (*r)[0] <= (*r)[1]))
-      return InvalidArgument("ColorJitter: ", name, " must be a range (min, max) with 0 <= min <= max, got (", (*r)[0],
-                             ", ", (*r)[1], ")");
-  if (!(t.hue[0] >= -0.5 && t.hue[0] <= t.hue[1] && t.hue[1] <= 0.5))
-    return InvalidArgument("ColorJitter: hue must be a range (min, max) with -0.5 <= min <= max <= 0.5, got (",
-                           t.hue[0], ", ", t.hue[1], ")");
-  return Status::OK();
-}
-
 // torchvision's ColorJitter: a random order of the four, then a factor for each; an adjustment
 // whose range is the identity is left out.
 Status DrawJitter(const ColorJitter& t, SampleDraw* d) {
@@ -124,7 +111,9 @@ void RegisterColorOps(OpRegistry* registry) {
   OpSpec<ColorJitter> jitter{"ColorJitter", OpKind::kPixel};
   jitter.fields = {Field<&ColorJitter::brightness>("brightness"), Field<&ColorJitter::contrast>("contrast"),
                    Field<&ColorJitter::saturation>("saturation"), Field<&ColorJitter::hue>("hue")};
-  jitter.validate = CheckJitter;
+  jitter.validate = [](const ColorJitter& t) {
+    return CheckColorRanges("ColorJitter", t.brightness, t.contrast, t.saturation, t.hue);
+  };
   jitter.place = [](const ColorJitter&, ListState* list) { return list->AddPixelSteps(4, 0); };
   jitter.draw = DrawJitter;
   registry->Add(std::move(jitter));

@@ -7,6 +7,7 @@ void RegisterImageOps(OpRegistry* registry) {
   RegisterFlipOps(registry);
   RegisterAffineOps(registry);
   RegisterColorOps(registry);
+  RegisterPhotometricOps(registry);
   RegisterBlurOp(registry);
   RegisterAugmentOps(registry);
   RegisterEraseOps(registry);

@@ -13,6 +13,7 @@ void RegisterResizeCropOps(OpRegistry* registry);  // crops, resizes, padding
 void RegisterFlipOps(OpRegistry* registry);        // flips
 void RegisterAffineOps(OpRegistry* registry);      // rotations, affine warps
 void RegisterColorOps(OpRegistry* registry);       // colour steps
+void RegisterPhotometricOps(OpRegistry* registry); // channel order, photometric distortion
 void RegisterBlurOp(OpRegistry* registry);         // GaussianBlur
 void RegisterAugmentOps(OpRegistry* registry);     // RandAugment, TrivialAugmentWide
 void RegisterEraseOps(OpRegistry* registry);       // Cutout, RandomErasing, GridMask

@@ -370,6 +370,10 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
               ST.RandomApply([ST.ColorJitter(0.4, 0.4, 0.4, 0.1)], p=0.8), ST.RandomGrayscale(p=0.2),
               ST.RandomApply([ST.GaussianBlur(5)], p=0.5), ST.ToTensor()]
     assert_gpu_loader_matches_cpu(small_folder, simclr, route)
+    # The channel order is a colour step too (kPermute).
+    photometric = [ST.Resize(72), ST.RandomCrop(64), ST.RandomPhotometricDistort(p=0.7),
+                   ST.RandomChannelPermutation(), ST.ToTensor()]
+    assert_gpu_loader_matches_cpu(small_folder, photometric, route)
 
 
 def assert_gpu_loader_matches_cpu(folder, tf, route, noise_atol=0.0):

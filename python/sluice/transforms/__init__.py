@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from .base import RGB, Compose, Identity, InterpolationMode, ToImage, Transform
 from .batch import BatchLambda, BatchTransform, CutMix, MixUp, RandomChoice, _common_num_classes
-from .color import (AutoAugment, AutoAugmentPolicy, ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness, RandomAutocontrast,
-                    RandomEqualize, RandomGrayscale, RandomInvert, RandomPosterize, RandomSolarize, TrivialAugmentWide)
+from .color import (AutoAugment, AutoAugmentPolicy, ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness,
+                    RandomAutocontrast, RandomChannelPermutation, RandomEqualize, RandomGrayscale, RandomInvert,
+                    RandomPhotometricDistort, RandomPosterize, RandomSolarize, TrivialAugmentWide)
 from .compile import compile_specs, flatten, split_batch_functions
 from .containers import RandomApply
 from .from_torchvision import from_torchvision
@@ -53,6 +54,8 @@ __all__ = [
     "RandomAutocontrast",
     "RandomEqualize",
     "RandomAdjustSharpness",
+    "RandomChannelPermutation",
+    "RandomPhotometricDistort",
     "GaussianBlur",
     "RandAugment",
     "TrivialAugmentWide",

@@ -126,6 +126,33 @@ class RandomAdjustSharpness(Transform):
         return dict(sharpness_factor=self.sharpness_factor, p=self.p)
 
 
+class RandomChannelPermutation(Transform):
+    """torchvision's ``RandomChannelPermutation``: the three channels in an order drawn per sample,
+    uniformly from the six (the unchanged order among them). Put it after the crops and resizes."""
+
+    def __init__(self):
+        self._spec()
+
+    def _fields(self):
+        return {}
+
+
+class RandomPhotometricDistort(Transform):
+    """torchvision's ``RandomPhotometricDistort``: with probability ``p`` each, a brightness,
+    contrast, saturation and hue adjustment (ColorJitter's formulas) with its factor drawn from
+    its ``(min, max)`` range; the contrast before the saturation or after the hue at even odds;
+    then, with probability ``p``, the channels in a random order."""
+
+    def __init__(self, brightness=(0.875, 1.125), contrast=(0.5, 1.5), saturation=(0.5, 1.5),
+                 hue=(-0.05, 0.05), p: float = 0.5):
+        self.brightness, self.contrast, self.saturation, self.hue, self.p = brightness, contrast, saturation, hue, p
+        self._spec()
+
+    def _fields(self):
+        return dict(brightness=tuple(self.brightness), contrast=tuple(self.contrast),
+                    saturation=tuple(self.saturation), hue=tuple(self.hue), p=self.p)
+
+
 class Grayscale(Transform):
     """torchvision's ``Grayscale``: the image's luma in every channel, always (as
     :class:`RandomGrayscale` with ``p=1``). sluice's outputs have 3 channels, so

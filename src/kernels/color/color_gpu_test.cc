@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -30,7 +31,8 @@ std::vector<Case> MakeCases(int count) {
   std::mt19937 rng(99);
   const ColorKind kinds[] = {ColorKind::kBrightness, ColorKind::kContrast,     ColorKind::kSaturation,
                              ColorKind::kHue,        ColorKind::kGrayscale,    ColorKind::kPosterize,
-                             ColorKind::kSolarize,   ColorKind::kAutoContrast, ColorKind::kEqualize};
+                             ColorKind::kSolarize,   ColorKind::kAutoContrast, ColorKind::kEqualize,
+                             ColorKind::kPermute};
   std::vector<Case> cases;
   for (int i = 0; i < count; ++i) {
     Case c;
@@ -41,10 +43,11 @@ std::vector<Case> MakeCases(int count) {
       c.pixels[k] = static_cast<uint8_t>((k * 13 + (k / 3) % 241 + rng() % 48) & 0xFF);
     const int n = i % 6;  // 0..5 steps, the first sample none
     for (int s = 0; s < n; ++s) {
-      const ColorKind kind = kinds[rng() % 9];
+      const ColorKind kind = kinds[rng() % std::size(kinds)];
       std::uniform_real_distribution<float> f(0.f, 2.f), hue(-0.5f, 0.5f);
       float factor = kind == ColorKind::kHue ? hue(rng) : f(rng);
       if (kind == ColorKind::kPosterize) factor = static_cast<float>((0xFF00 >> (rng() % 9)) & 0xFF);
+      if (kind == ColorKind::kPermute) factor = static_cast<float>(rng() % 6);
       if (kind == ColorKind::kSolarize) factor = static_cast<float>(rng() % 256);
       c.ops.steps[c.ops.num_steps++] = ColorStep{kind, factor, static_cast<float>(1.0 - static_cast<double>(factor))};
       if (NeedsStats(kind)) ++c.ops.num_stats;

@@ -23,20 +23,21 @@
 namespace sluice {
 
 enum class ColorKind : uint8_t {
-  kBrightness, kContrast, kSaturation, kHue, kGrayscale, kPosterize, kSolarize, kAutoContrast, kEqualize
+  kBrightness, kContrast, kSaturation, kHue, kGrayscale, kPosterize, kSolarize, kAutoContrast, kEqualize,
+  kPermute
 };
 
 // "brightness", "contrast", ..., "equalize" (host code).
 inline const char* ColorKindName(ColorKind k) {
   static const char* const kNames[] = {"brightness", "contrast", "saturation", "hue", "grayscale",
-                                       "posterize", "solarize", "autocontrast", "equalize"};
+                                       "posterize", "solarize", "autocontrast", "equalize", "permute"};
   return kNames[static_cast<int>(k)];
 }
 
 struct ColorStep {
   ColorKind kind = ColorKind::kBrightness;
-  // brightness/contrast/saturation factor, the hue shift, posterize's bit mask (0-255), or
-  // solarize's float32 threshold
+  // brightness/contrast/saturation factor, the hue shift, posterize's bit mask (0-255),
+  // solarize's float32 threshold, or permute's permutation (k of PermutationOrder)
   float factor = 1.0f;
   float alpha = 0.0f;   // 1 - factor, computed in double as torchvision's _blend does, then float
 };
@@ -131,6 +132,18 @@ SLUICE_HD void Hue(uint8_t* px, float shift) {
   for (int c = 0; c < 3; ++c) px[c] = ToU8(Mul(o[c], 255.999f));
 }
 
+// Permutation k of the six orders of three channels, in lexicographic order (0: 012, 1: 021,
+// 2: 102, 3: 120, 4: 201, 5: 210): output channel c is input channel order[c], as
+// torchvision's permute_channels(image, order).
+SLUICE_HD void PermutationOrder(int k, int order[3]) {
+  k = k < 0 || k > 5 ? 0 : k;
+  const int first = k / 2;
+  const int lo = first == 0 ? 1 : 0, hi = first == 2 ? 1 : 2;  // the other two, ascending
+  order[0] = first;
+  order[1] = k % 2 ? hi : lo;
+  order[2] = k % 2 ? lo : hi;
+}
+
 // One step (index i of its list) on one pixel.
 SLUICE_HD void ApplyStep(const ColorStep& s, const ColorStats& st, int i, uint8_t* px) {
   switch (s.kind) {
@@ -168,6 +181,13 @@ SLUICE_HD void ApplyStep(const ColorStep& s, const ColorStats& st, int i, uint8_
     case ColorKind::kEqualize:
       for (int c = 0; c < 3; ++c) px[c] = st.lut[i][c][px[c]];
       break;
+    case ColorKind::kPermute: {
+      int order[3];
+      PermutationOrder(static_cast<int>(s.factor), order);
+      const uint8_t in[3] = {px[0], px[1], px[2]};
+      for (int c = 0; c < 3; ++c) px[c] = in[order[c]];
+      break;
+    }
   }
 }
 

@@ -159,6 +159,14 @@ inline void Equalize(std::vector<uint8_t>& hwc) {
 }
 
 // Runs `ops` (the factors as drawn) on an RGB8 image.
+// image[permutation] on the channel axis, the six permutations written out (not PermutationOrder's arithmetic).
+inline void Permute(std::vector<uint8_t>& hwc, int k) {
+  const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  const std::vector<uint8_t> in = hwc;
+  for (size_t i = 0; i < hwc.size(); i += 3)
+    for (int c = 0; c < 3; ++c) hwc[i + c] = in[i + orders[k][c]];
+}
+
 inline void Apply(const ColorOps& ops, std::vector<uint8_t>& hwc) {
   for (int i = 0; i < ops.num_steps; ++i) {
     const ColorStep& s = ops.steps[i];
@@ -172,6 +180,7 @@ inline void Apply(const ColorOps& ops, std::vector<uint8_t>& hwc) {
       case ColorKind::kSolarize: Solarize(hwc, s.factor); break;
       case ColorKind::kAutoContrast: AutoContrast(hwc); break;
       case ColorKind::kEqualize: Equalize(hwc); break;
+      case ColorKind::kPermute: Permute(hwc, static_cast<int>(s.factor)); break;
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -83,6 +84,15 @@ TEST(Color, AutoAugmentStepsByHand) {
   EXPECT_EQ(eq[3 * 509], 255);
 }
 
+TEST(Color, PermuteReordersChannelsByHand) {
+  const std::vector<uint8_t> px = {10, 20, 30, 200, 100, 0};
+  const std::vector<std::vector<uint8_t>> want = {{10, 20, 30, 200, 100, 0}, {10, 30, 20, 200, 0, 100},
+                                                  {20, 10, 30, 100, 200, 0}, {20, 30, 10, 100, 0, 200},
+                                                  {30, 10, 20, 0, 200, 100}, {30, 20, 10, 0, 100, 200}};
+  for (int k = 0; k < 6; ++k)
+    EXPECT_EQ(Colored(Ops({ColorStep{ColorKind::kPermute, static_cast<float>(k), 0.f}}), px, 2), want[k]) << k;
+}
+
 TEST(Color, HueZeroKeepsPixelsWithinOneLevel) {
   std::mt19937 rng(7);
   std::vector<uint8_t> px(3 * 4096);
@@ -95,7 +105,8 @@ TEST(Color, CpuMatchesReferenceOnRandomStepLists) {
   std::mt19937 rng(1234);
   const ColorKind kinds[] = {ColorKind::kBrightness, ColorKind::kContrast,     ColorKind::kSaturation,
                              ColorKind::kHue,        ColorKind::kGrayscale,    ColorKind::kPosterize,
-                             ColorKind::kSolarize,   ColorKind::kAutoContrast, ColorKind::kEqualize};
+                             ColorKind::kSolarize,   ColorKind::kAutoContrast, ColorKind::kEqualize,
+                             ColorKind::kPermute};
   for (int trial = 0; trial < 90; ++trial) {
     const int w = 7 + trial % 23, h = 5 + trial % 17;
     std::vector<uint8_t> px(static_cast<size_t>(w) * h * 3);
@@ -108,10 +119,11 @@ TEST(Color, CpuMatchesReferenceOnRandomStepLists) {
     ColorOps ops;
     const int n = 1 + trial % 5;
     for (int i = 0; i < n; ++i) {
-      const ColorKind k = kinds[rng() % 9];
+      const ColorKind k = kinds[rng() % std::size(kinds)];
       std::uniform_real_distribution<float> f(0.f, 2.f), hue(-0.5f, 0.5f);
       float factor = k == ColorKind::kHue ? hue(rng) : f(rng);
       if (k == ColorKind::kPosterize) factor = static_cast<float>((0xFF00 >> (rng() % 9)) & 0xFF);
+      if (k == ColorKind::kPermute) factor = static_cast<float>(rng() % 6);
       if (k == ColorKind::kSolarize) factor = static_cast<float>(rng() % 256) + (rng() % 2 ? 0.5f : 0.0f);
       ops.steps[ops.num_steps++] = Step(k, factor);
       if (NeedsStats(k)) ++ops.num_stats;
