@@ -24,7 +24,7 @@ Status CheckColorRanges(const char* op, const std::array<double, 2>& brightness,
                         const std::array<double, 2>& saturation, const std::array<double, 2>& hue);
 // Non-negative padding on every side.
 Status CheckPadding(const char* op, const std::array<int, 4>& padding);
-// Resizes take BILINEAR or BICUBIC; warps NEAREST or BILINEAR.
+// RandomResizedCrop takes BILINEAR or BICUBIC; warps NEAREST or BILINEAR.
 Status CheckResizeInterpolation(const char* op, transforms::Interpolation i);
 Status CheckWarpInterpolation(const char* op, transforms::Interpolation i);
 

@@ -122,8 +122,7 @@ void RegisterResize(OpRegistry* r) {
   op.fields = {Field<&Resize::height>("height"), Field<&Resize::width>("width"),
                Field<&Resize::max_size>("max_size"), Field<&Resize::interpolation>("interpolation"),
                Field<&Resize::antialias>("antialias")};
-  op.validate = [](const Resize& t) -> Status {
-    SLUICE_RETURN_IF_ERROR(CheckResizeInterpolation("Resize", t.interpolation));
+  op.validate = [](const Resize& t) -> Status {  // NEAREST too: torch's interpolate(mode="nearest")
     if (t.height <= 0 || t.width < 0)
       return InvalidArgument("Resize: size must be positive, got (", t.height, ", ", t.width, ")");
     if (t.max_size < 0) return InvalidArgument("Resize: max_size must be positive, got ", t.max_size);

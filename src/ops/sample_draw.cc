@@ -8,6 +8,7 @@ namespace sluice {
 namespace {
 
 Filter ToFilter(transforms::Interpolation i) {
+  if (i == transforms::Interpolation::kNearest) return Filter::kNearest;
   return i == transforms::Interpolation::kBicubic ? Filter::kBicubic : Filter::kBilinear;
 }
 

@@ -166,7 +166,9 @@ TEST(PlanTest, WarpsJoinTheSegmentTheyFollow) {
   EXPECT_EQ(Segments({rot, Pad{{2, 2, 2, 2}, {1, 1, 1}}, Pad{{2, 2, 2, 2}, {9, 9, 9}}}), 2);
   EXPECT_EQ(CreateStatus({Normalize{}, rot}).code(), StatusCode::kUnsupported);
   EXPECT_EQ(CreateStatus({RandomRotation{{0, 10}, Interpolation::kBicubic}}).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(CreateStatus({Resize{32, 32, 0, Interpolation::kNearest}}).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(CreateStatus({Resize{32, 32, 0, Interpolation::kNearest}}).ok());
+  EXPECT_EQ(CreateStatus({RandomResizedCrop{32, 32, {0.08, 1.0}, {0.75, 4.0 / 3.0}, Interpolation::kNearest}}).code(),
+            StatusCode::kInvalidArgument);
 
   // The seed pipeline's geometry on a 500 x 375 image: Resize(268) -> 357 x 268, read by the warp,
   // whose window is RandomCrop's draw, mirrored by the flip.

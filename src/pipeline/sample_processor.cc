@@ -86,7 +86,8 @@ void ShiftRegion(ResizeParams* p, int x, int y) {
 }
 
 int ChooseScaleDenom(const ResizeParams& p, int max_denom) {
-  if (p.x.identity || p.y.identity) return 1;
+  // Nearest shows chosen input pixels: a scaled decode would average them.
+  if (p.x.identity || p.y.identity || p.filter == Filter::kNearest) return 1;
   for (int d = max_denom; d >= 2; d /= 2)
     if (p.x.scale >= d && p.y.scale >= d) return d;
   return 1;

@@ -374,6 +374,11 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
     photometric = [ST.Resize(72), ST.RandomCrop(64), ST.RandomPhotometricDistort(p=0.7),
                    ST.RandomChannelPermutation(), ST.ToTensor()]
     assert_gpu_loader_matches_cpu(small_folder, photometric, route)
+    # A nearest resize, alone and read by a warp.
+    nearest = ST.InterpolationMode.NEAREST
+    assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((48, 40), interpolation=nearest), ST.ToTensor()], route)
+    assert_gpu_loader_matches_cpu(small_folder, [ST.Resize(80, interpolation=nearest), ST.RandomRotation(15),
+                                                 ST.RandomCrop(64), ST.RandomHorizontalFlip(), ST.ToTensor()], route)
 
 
 def assert_gpu_loader_matches_cpu(folder, tf, route, noise_atol=0.0):

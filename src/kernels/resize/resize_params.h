@@ -3,7 +3,8 @@
 //
 // The algorithm is PIL's (and torchvision's antialiased resize): a separable filter whose support
 // widens with the downscale factor, horizontal pass first, rounding to 8 bits between the passes
-// and at the end. Crops, flips and constant padding ride along in the per-axis mapping, so a
+// and at the end. kNearest is torch's interpolate(mode="nearest") instead: resized pixel r shows
+// input pixel min(floor(r * float32(in / out)), in - 1), one tap of weight 1. Crops, flips and constant padding ride along in the per-axis mapping, so a
 // "crop then resize then crop then flip" chain is one pass.
 #ifndef SLUICE_KERNELS_RESIZE_RESIZE_PARAMS_H_
 #define SLUICE_KERNELS_RESIZE_RESIZE_PARAMS_H_
@@ -15,7 +16,7 @@
 
 namespace sluice {
 
-enum class Filter : uint8_t { kBilinear, kBicubic };
+enum class Filter : uint8_t { kBilinear, kBicubic, kNearest };
 
 // How output pixels of one axis map onto the input buffer.
 //
@@ -72,7 +73,7 @@ SLUICE_HD uint8_t ResizeClip8(uint32_t sum) {
 
 // Largest number of taps any output pixel of this axis can have.
 SLUICE_HD int MaxTaps(const AxisMap& m, Filter f, bool antialias) {
-  if (m.identity) return 1;
+  if (m.identity || f == Filter::kNearest) return 1;
   const double filterscale = antialias && m.scale > 1.0 ? m.scale : 1.0;
   return static_cast<int>(std::ceil(FilterSupport(f) * filterscale)) * 2 + 1;
 }
@@ -81,6 +82,15 @@ struct TapWindow {
   int first = 0;  // input index of the first tap
   int count = 0;  // 0: padding (fill)
 };
+
+// torch's nearest source index of resized pixel r: floor(r * scale) with the scale in float32
+// (in / out of the resize's integer lengths), at most the last input pixel; relative to origin.
+SLUICE_HD int NearestSource(const AxisMap& m, int r) {
+  const int in_len = static_cast<int>(m.scale * m.resized_len + 0.5);
+  const float scale = static_cast<float>(in_len) / static_cast<float>(m.resized_len);
+  const int src = static_cast<int>(floorf(static_cast<float>(r) * scale));
+  return src < in_len - 1 ? src : in_len - 1;
+}
 
 // Taps of resized pixel `r`: the input window and, if `weights` is not null, the normalized
 // weights (weights[0..count)). Mirrors PIL's precompute_coeffs, computed relative to in_lo so
@@ -91,6 +101,14 @@ SLUICE_HD TapWindow ComputeTaps(const AxisMap& m, Filter f, bool antialias, int 
   if (r < 0 || r >= m.resized_len) return w;
   if (m.identity) {
     w.first = static_cast<int>(m.origin) + r;
+    w.count = 1;
+    if (weights != nullptr) weights[0] = 1.0;
+    return w;
+  }
+  if (f == Filter::kNearest) {
+    int first = static_cast<int>(floor(m.origin + 0.5)) + NearestSource(m, r);
+    first = first < m.in_lo ? m.in_lo : (first >= m.in_hi ? m.in_hi - 1 : first);
+    w.first = first;
     w.count = 1;
     if (weights != nullptr) weights[0] = 1.0;
     return w;
