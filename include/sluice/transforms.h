@@ -27,6 +27,12 @@ enum class Interpolation : uint8_t { kBilinear, kBicubic, kNearest };
 const char* InterpolationName(Interpolation i);                 // "bilinear", "bicubic", "nearest"
 Result<Interpolation> ParseInterpolation(std::string_view name);  // accepts the names above
 
+// torchvision's padding modes: a constant `fill`; the edge pixel repeated; the image mirrored
+// without its edge pixel (reflect: d c b | a b c d) or with it (symmetric: c b a | a b c d).
+enum class PaddingMode : uint8_t { kConstant, kEdge, kReflect, kSymmetric };
+const char* PaddingModeName(PaddingMode m);                    // "constant", "edge", "reflect", "symmetric"
+Result<PaddingMode> ParsePaddingMode(std::string_view name);  // accepts the names above
+
 // Crop a random window (area fraction in `scale`, aspect ratio in `ratio`, log-uniform) and
 // resize it to height x width. The window is drawn from the file header before decoding, and
 // only that window is decoded.
@@ -59,6 +65,7 @@ struct RandomCrop {
   std::array<int, 4> padding = {0, 0, 0, 0};  // left, top, right, bottom
   bool pad_if_needed = false;
   std::array<uint8_t, 3> fill = {0, 0, 0};
+  PaddingMode padding_mode = PaddingMode::kConstant;
 };
 
 struct RandomHorizontalFlip {
@@ -69,11 +76,12 @@ struct RandomVerticalFlip {
   double p = 0.5;
 };
 
-// Pad with a constant (torchvision's Pad with padding_mode="constant"): pixels added on the
-// left, top, right and bottom, of colour `fill`.
+// torchvision's Pad: pixels added on the left, top, right and bottom, of colour `fill`
+// (kConstant) or taken from the image (kEdge, kReflect, kSymmetric: see PaddingMode).
 struct Pad {
   std::array<int, 4> padding = {0, 0, 0, 0};  // left, top, right, bottom
   std::array<uint8_t, 3> fill = {0, 0, 0};
+  PaddingMode padding_mode = PaddingMode::kConstant;
 };
 
 // Rotate by an angle drawn uniformly from `degrees` (counter-clockwise, in degrees) about the

@@ -100,6 +100,13 @@ void SetScalar(const char* op, const OpField& f, nb::handle v, void* p) {
       *static_cast<Interpolation*>(p) = *i;
       return;
     }
+    case FieldType::kPaddingMode: {
+      if (!nb::isinstance<nb::str>(v)) Raise(PyExc_TypeError, what + " must be a string, got " + Repr(v));
+      Result<PaddingMode> m = ParsePaddingMode(nb::cast<std::string>(v));
+      if (!m.ok()) ThrowStatus(m.status().WithPrefix(op));
+      *static_cast<PaddingMode*>(p) = *m;
+      return;
+    }
   }
 }
 
@@ -111,6 +118,7 @@ size_t ScalarSize(FieldType t) {
     case FieldType::kByte: return sizeof(uint8_t);
     case FieldType::kBool: return sizeof(bool);
     case FieldType::kInterpolation: return sizeof(Interpolation);
+    case FieldType::kPaddingMode: return sizeof(PaddingMode);
   }
   return 0;
 }
@@ -133,6 +141,7 @@ nb::object GetScalar(FieldType type, const void* p) {
     case FieldType::kFloat: return nb::float_(*static_cast<const float*>(p));
     case FieldType::kBool: return nb::bool_(*static_cast<const bool*>(p));
     case FieldType::kInterpolation: return nb::str(InterpolationName(*static_cast<const Interpolation*>(p)));
+    case FieldType::kPaddingMode: return nb::str(PaddingModeName(*static_cast<const PaddingMode*>(p)));
   }
   return nb::none();
 }

@@ -16,7 +16,7 @@
 namespace sluice {
 
 // The storage type of a field: a scalar, or an array of `length` scalars.
-enum class FieldType : uint8_t { kInt, kDouble, kFloat, kByte, kBool, kInterpolation };
+enum class FieldType : uint8_t { kInt, kDouble, kFloat, kByte, kBool, kInterpolation, kPaddingMode };
 
 struct OpField {
   const char* name = nullptr;
@@ -35,6 +35,9 @@ template <> struct Scalar<uint8_t> { static constexpr FieldType kType = FieldTyp
 template <> struct Scalar<bool> { static constexpr FieldType kType = FieldType::kBool; };
 template <> struct Scalar<transforms::Interpolation> {
   static constexpr FieldType kType = FieldType::kInterpolation;
+};
+template <> struct Scalar<transforms::PaddingMode> {
+  static constexpr FieldType kType = FieldType::kPaddingMode;
 };
 
 template <typename M> struct Shape {

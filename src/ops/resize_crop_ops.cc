@@ -164,7 +164,7 @@ void RegisterRandomCrop(OpRegistry* r) {
   OpSpec<RandomCrop> op{"RandomCrop", OpKind::kGeometry};
   op.fields = {Field<&RandomCrop::height>("height"), Field<&RandomCrop::width>("width"),
                Field<&RandomCrop::padding>("padding"), Field<&RandomCrop::pad_if_needed>("pad_if_needed"),
-               Field<&RandomCrop::fill>("fill")};
+               Field<&RandomCrop::fill>("fill"), Field<&RandomCrop::padding_mode>("padding_mode")};
   op.validate = [](const RandomCrop& t) -> Status {
     SLUICE_RETURN_IF_ERROR(CheckSize("RandomCrop", t.height, t.width));
     return CheckPadding("RandomCrop", t.padding);
@@ -178,14 +178,14 @@ void RegisterRandomCrop(OpRegistry* r) {
   op.draw = [](const RandomCrop& t, SampleDraw* d) {
     AxisWindow x, y;
     SLUICE_RETURN_IF_ERROR(DrawRandomCrop(d->rng(), d->width(), d->height(), t, &x, &y));
-    return d->Crop(x, y, t.fill);
+    return d->Crop(x, y, t.fill, t.padding_mode);
   };
   r->Add(std::move(op));
 }
 
 void RegisterPad(OpRegistry* r) {
   OpSpec<Pad> op{"Pad", OpKind::kGeometry};
-  op.fields = {Field<&Pad::padding>("padding"), Field<&Pad::fill>("fill")};
+  op.fields = {Field<&Pad::padding>("padding"), Field<&Pad::fill>("fill"), Field<&Pad::padding_mode>("padding_mode")};
   op.validate = [](const Pad& t) { return CheckPadding("Pad", t.padding); };
   op.place = [](const Pad& t, ListState* list) {
     SLUICE_RETURN_IF_ERROR(list->RefuseAfterNormalize("Pad"));
@@ -198,7 +198,7 @@ void RegisterPad(OpRegistry* r) {
   op.draw = [](const Pad& t, SampleDraw* d) {
     const auto& [left, top, right, bottom] = t.padding;
     return d->Crop(AxisWindow{-left, d->width() + left + right}, AxisWindow{-top, d->height() + top + bottom},
-                   t.fill);
+                   t.fill, t.padding_mode);
   };
   r->Add(std::move(op));
 }

@@ -12,6 +12,16 @@ Filter ToFilter(transforms::Interpolation i) {
   return i == transforms::Interpolation::kBicubic ? Filter::kBicubic : Filter::kBilinear;
 }
 
+PadMode ToPadMode(transforms::PaddingMode m) {
+  switch (m) {
+    case transforms::PaddingMode::kEdge: return PadMode::kEdge;
+    case transforms::PaddingMode::kReflect: return PadMode::kReflect;
+    case transforms::PaddingMode::kSymmetric: return PadMode::kSymmetric;
+    case transforms::PaddingMode::kConstant: break;
+  }
+  return PadMode::kConstant;
+}
+
 }  // namespace
 
 SampleDraw::Axis SampleDraw::Axis::Identity(int len) {
@@ -92,9 +102,20 @@ Status SampleDraw::FinishSegment() {
 }
 
 // A segment has a single fill value, so padding with another value materializes the earlier
-// padding first.
-Status SampleDraw::Crop(const AxisWindow& wx, const AxisWindow& wy, const std::array<uint8_t, 3>& fill) {
+// padding first. Padding from the image's own pixels mirrors the segment's whole resized image,
+// so it materializes a warp, a crop of the resized image, or earlier padding first.
+Status SampleDraw::Crop(const AxisWindow& wx, const AxisWindow& wy, const std::array<uint8_t, 3>& fill,
+                        transforms::PaddingMode mode) {
   const bool pads = wx.start < 0 || wx.start + wx.size > width() || wy.start < 0 || wy.start + wy.size > height();
+  if (pads && mode != transforms::PaddingMode::kConstant) {
+    if (warp_.enabled || !x_.Whole() || !y_.Whole()) SLUICE_RETURN_IF_ERROR(FinishSegment());
+    x_.Window(wx.start, wx.size);
+    y_.Window(wy.start, wy.size);
+    x_.map.pad = y_.map.pad = ToPadMode(mode);
+    return Status::OK();
+  }
+  if (pads && (x_.map.pad != PadMode::kConstant || y_.map.pad != PadMode::kConstant))
+    SLUICE_RETURN_IF_ERROR(FinishSegment());  // constant padding around mirrored padding
   if (warp_.enabled) {
     const bool same_fill = std::equal(fill.begin(), fill.end(), warp_.pad_fill);
     if (!pads || !warp_fill_set_ || same_fill) {  // a window on the warped image

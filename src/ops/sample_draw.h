@@ -61,8 +61,10 @@ class SampleDraw {
   int width() const { return warp_.enabled ? warp_.x.len : x_.len(); }
   int height() const { return warp_.enabled ? warp_.y.len : y_.len(); }
 
-  // A crop window on the current image; one reaching outside it pads with `fill`.
-  Status Crop(const AxisWindow& x, const AxisWindow& y, const std::array<uint8_t, 3>& fill);
+  // A crop window on the current image; one reaching outside it pads with `fill`, or with the
+  // image's own pixels in `mode` (edge, reflect, symmetric).
+  Status Crop(const AxisWindow& x, const AxisWindow& y, const std::array<uint8_t, 3>& fill,
+              transforms::PaddingMode mode = transforms::PaddingMode::kConstant);
   // Crops `window` of the current image and resizes it to width x height (RandomResizedCrop).
   Status ResizedCrop(const Rect& window, int width, int height, transforms::Interpolation interpolation,
                      bool antialias);
@@ -101,6 +103,8 @@ class SampleDraw {
     bool padded = false;   // the window reaches outside the resized image
     static Axis Identity(int len);
     int len() const { return map.out_len; }
+    // The current image is the segment's whole resized image (what a mirrored padding reflects).
+    bool Whole() const { return !padded && map.out_off == 0 && map.out_len == map.resized_len; }
     void Window(int start, int size);
     void ResizeTo(int new_len);  // REQUIRES: !resized && !padded.
   };

@@ -379,6 +379,13 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
     assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((48, 40), interpolation=nearest), ST.ToTensor()], route)
     assert_gpu_loader_matches_cpu(small_folder, [ST.Resize(80, interpolation=nearest), ST.RandomRotation(15),
                                                  ST.RandomCrop(64), ST.RandomHorizontalFlip(), ST.ToTensor()], route)
+    # Padding from the image's own pixels: the CIFAR crop, and mirroring a rotated image.
+    cifar = [ST.Resize((32, 32)), ST.RandomCrop(32, padding=4, padding_mode="reflect"), ST.RandomHorizontalFlip(),
+             ST.ToTensor()]
+    assert_gpu_loader_matches_cpu(small_folder, cifar, route)
+    assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((40, 48)), ST.RandomRotation(10),
+                                                 ST.Pad((3, 1, 2, 5), padding_mode="symmetric"),
+                                                 ST.Pad(2, padding_mode="edge"), ST.ToTensor()], route)
 
 
 def assert_gpu_loader_matches_cpu(folder, tf, route, noise_atol=0.0):

@@ -62,8 +62,9 @@ def padding(owner: str, value: Any, padding_mode: str) -> tuple[int, int, int, i
         pad = (p[0],) * 4 if len(p) == 1 else ((p[0], p[1], p[0], p[1]) if len(p) == 2 else tuple(p))
     else:
         raise TypeError(f"{owner}: padding must be an int or a sequence of 1, 2 or 4 ints, got {value!r}")
-    if padding_mode != "constant":
-        raise NotImplementedError(f"{owner}: padding_mode={padding_mode!r} is not supported; only 'constant'")
+    if padding_mode not in ("constant", "edge", "reflect", "symmetric"):
+        raise ValueError(f"{owner}: padding_mode must be 'constant', 'edge', 'reflect' or 'symmetric', got "
+                         f"{padding_mode!r}")
     return pad  # type: ignore[return-value]
 
 

@@ -77,7 +77,7 @@ class RandomCrop(Transform):
 
     def _fields(self):
         return dict(height=self.size[0], width=self.size[1], padding=self._pad, pad_if_needed=self.pad_if_needed,
-                    fill=self._fill)
+                    fill=self._fill, padding_mode=self.padding_mode)
 
 
 class RandomHorizontalFlip(Transform):
@@ -103,8 +103,8 @@ class RandomVerticalFlip(Transform):
 
 
 class Pad(Transform):
-    """Pad every side with a constant ``fill`` (torchvision's ``Pad``; ``padding`` as there: an
-    int, (left/right, top/bottom) or (left, top, right, bottom)). Only ``padding_mode="constant"``."""
+    """torchvision's ``Pad``: ``padding`` as there (an int, (left/right, top/bottom) or (left, top,
+    right, bottom)); ``padding_mode`` "constant" (``fill``), "edge", "reflect" or "symmetric"."""
 
     def __init__(self, padding, fill=0, padding_mode: str = "constant"):
         self.padding = padding
@@ -115,7 +115,7 @@ class Pad(Transform):
         self._spec()
 
     def _fields(self):
-        return dict(padding=self._pad, fill=self._fill)
+        return dict(padding=self._pad, fill=self._fill, padding_mode=self.padding_mode)
 
 
 def _center_fields(owner: str, center) -> dict:

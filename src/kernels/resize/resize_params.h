@@ -18,6 +18,23 @@ namespace sluice {
 
 enum class Filter : uint8_t { kBilinear, kBicubic, kNearest };
 
+// What resized pixels outside [0, resized_len) show: the segment's fill (kConstant), the nearest
+// edge pixel (kEdge), the image mirrored without repeating the edge (kReflect: ... c b | a b c d
+// | c b ...) or repeating it (kSymmetric: ... b a | a b c d | d c ...), as torchvision's
+// padding modes; mirrored again past the far edge.
+enum class PadMode : uint8_t { kConstant, kEdge, kReflect, kSymmetric };
+
+// The resized pixel that padded position r (of n) shows (r itself inside, or for kConstant).
+SLUICE_HD int PaddedIndex(int r, int n, PadMode mode) {
+  if ((r >= 0 && r < n) || mode == PadMode::kConstant) return r;
+  if (mode == PadMode::kEdge || n == 1) return r < 0 ? 0 : n - 1;
+  const int period = mode == PadMode::kReflect ? 2 * (n - 1) : 2 * n;
+  int q = r % period;
+  if (q < 0) q += period;
+  if (q < n) return q;
+  return mode == PadMode::kReflect ? period - q : period - 1 - q;
+}
+
 // How output pixels of one axis map onto the input buffer.
 //
 // Resized pixel i (0 <= i < resized_len) is centred at input coordinate
@@ -35,8 +52,12 @@ struct AxisMap {
   bool flip = false;
   // scale == 1 and origin an integer: resized pixel i is input pixel origin + i (no filtering).
   bool identity = false;
+  PadMode pad = PadMode::kConstant;
 
-  SLUICE_HD int ResizedIndex(int k) const { return out_off + (flip ? out_len - 1 - k : k); }
+  // The resized pixel output pixel k shows (outside [0, resized_len): padding, the fill).
+  SLUICE_HD int ResizedIndex(int k) const {
+    return PaddedIndex(out_off + (flip ? out_len - 1 - k : k), resized_len, pad);
+  }
 };
 
 struct ResizeParams {
