@@ -108,7 +108,7 @@ nb::list AugmentOpsOf(std::vector<transforms::Transform> list, int width, int he
     SampleRng rng(seed, epoch, index, static_cast<uint32_t>(i));
     nb::list ops;
     if (const auto* ra = std::get_if<transforms::RandAugment>(&list[i])) {
-      AugmentDraw d[8];
+      AugmentDraw d[kMaxRandAugmentOps];
       const int n = DrawRandAugment(rng, w, h, *ra, d);
       for (int k = 0; k < n; ++k) ops.append(nb::make_tuple(AugmentOpName(d[k].op), d[k].magnitude));
     } else if (const auto* ta = std::get_if<transforms::TrivialAugmentWide>(&list[i])) {

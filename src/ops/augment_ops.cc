@@ -258,8 +258,8 @@ Status CheckAugment(const char* op, int num_magnitude_bins, Interpolation i) {
 }
 
 Status CheckRandAugment(const RandAugment& t) {
-  if (t.num_ops < 0 || t.num_ops > 4)
-    return InvalidArgument("RandAugment: num_ops must be an int in [0, 4], got ", t.num_ops);
+  if (t.num_ops < 0 || t.num_ops > kMaxRandAugmentOps)
+    return InvalidArgument("RandAugment: num_ops must be an int in [0, ", kMaxRandAugmentOps, "], got ", t.num_ops);
   SLUICE_RETURN_IF_ERROR(CheckAugment("RandAugment", t.num_magnitude_bins, t.interpolation));
   if (t.magnitude < 0 || t.magnitude >= t.num_magnitude_bins)
     return InvalidArgument("RandAugment: magnitude must be an int in [0, num_magnitude_bins - 1] = [0, ",
@@ -290,7 +290,7 @@ void RegisterAugmentOps(OpRegistry* registry) {
     return list->AddPixelSteps(t.num_ops, t.num_ops);
   };
   ra.draw = [](const RandAugment& t, SampleDraw* d) {
-    AugmentDraw draws[4];
+    AugmentDraw draws[kMaxRandAugmentOps];
     const int n = DrawRandAugment(d->rng(), d->width(), d->height(), t, draws);
     AddSteps(draws, n, t.interpolation, t.fill, d);
     return Status::OK();

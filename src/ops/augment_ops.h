@@ -35,8 +35,11 @@ struct AugmentDraw {
   double magnitude = 0.0;
 };
 
+// The most ops one RandAugment draws (num_ops): each may be a filter pass or a colour step.
+inline constexpr int kMaxRandAugmentOps = 8;
+
 // RandAugment's num_ops draws (op uniform, then the sign for signed ops) for a width x height
-// image; returns how many (t.num_ops).
+// image into out[0, t.num_ops); returns how many. REQUIRES: out holds kMaxRandAugmentOps.
 int DrawRandAugment(SampleRng& rng, int width, int height, const transforms::RandAugment& t, AugmentDraw* out);
 
 // TrivialAugmentWide's draw: an op, a magnitude bin (for ops with magnitudes), a sign.

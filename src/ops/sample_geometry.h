@@ -30,7 +30,7 @@ struct SampleKey {
 // The filters (blur, sharpness, whole-image warps) among a sample's colour steps, in list order:
 // colour steps before[k], then filters[k], for each k; SampleGeometry::color runs after the last.
 struct PixelPasses {
-  static constexpr int kMax = 4;
+  static constexpr int kMax = 8;
   ColorOps before[kMax];
   FilterStep filters[kMax];
   int num = 0;

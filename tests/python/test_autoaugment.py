@@ -499,8 +499,9 @@ def test_draws_follow_the_key():
 
 
 @pytest.mark.parametrize("aug", [T.RandAugment(num_ops=4, magnitude=13), T.TrivialAugmentWide(),
-                                 T.RandAugment(fill=(9, 8, 7), interpolation=T.InterpolationMode.BILINEAR)],
-                         ids=["ra4", "ta", "ra-bilinear"])
+                                 T.RandAugment(fill=(9, 8, 7), interpolation=T.InterpolationMode.BILINEAR),
+                                 T.RandAugment(num_ops=8, magnitude=20)],
+                         ids=["ra4", "ta", "ra-bilinear", "ra8"])
 def test_pixel_program_matches_the_draws(aug):
     # draw_color's program: the drawn ops in order, as colour steps, sharpness and warps whose
     # inverse matrices are torchvision's.
@@ -525,6 +526,7 @@ AUGMENTS = {
     "ra": ([T.RandAugment()], False, (0, 0, 0)),
     "ra-strong-fill": ([T.RandAugment(num_ops=3, magnitude=17, fill=(10, 200, 30))], False, (10, 200, 30)),
     "ra-bilinear": ([T.RandAugment(num_ops=2, magnitude=12, interpolation="bilinear", fill=128)], True, (128,) * 3),
+    "ra-8": ([T.RandAugment(num_ops=8, magnitude=9)], False, (0, 0, 0)),
     "ta": ([T.TrivialAugmentWide()], False, (0, 0, 0)),
     "ra-then-ta": ([T.RandAugment(num_ops=1, magnitude=25), T.TrivialAugmentWide(fill=[40])], False, None),
 }
@@ -750,6 +752,7 @@ def test_drawn_sequences_match_torchvision(case):
     (lambda: T.RandAugment(magnitude=-1), ValueError, "RandAugment: magnitude"),
     (lambda: T.RandAugment(magnitude=5, num_magnitude_bins=5), ValueError, "RandAugment: magnitude"),
     (lambda: T.RandAugment(num_ops=-1), ValueError, "RandAugment: num_ops"),
+    (lambda: T.RandAugment(num_ops=9), ValueError, "RandAugment: num_ops must be an int in [0, 8]"),
     (lambda: T.RandAugment(num_ops=2.0), ValueError, "RandAugment: num_ops"),
     (lambda: T.RandAugment(interpolation=T.InterpolationMode.BICUBIC), ValueError,
      "RandAugment: interpolation must be NEAREST or BILINEAR"),

@@ -83,3 +83,10 @@ def test_loader_epochs_are_reproducible_and_bad_modes_name_the_argument(small_fo
     with pytest.raises(ValueError, match="Pad: padding_mode must be 'constant', 'edge', 'reflect' or 'symmetric'"):
         T.Pad(2, padding_mode="wrap")
     assert T.Pad(2, padding_mode="edge")._spec().padding_mode == "edge"
+
+
+def test_from_torchvision_keeps_the_mode():
+    v2 = pytest.importorskip("torchvision.transforms.v2")
+    got = T.from_torchvision(v2.Compose([v2.RandomCrop(32, padding=4, padding_mode="reflect"),
+                                         v2.Pad(2, padding_mode="symmetric")]))
+    assert [(type(t).__name__, t.padding_mode) for t in got] == [("RandomCrop", "reflect"), ("Pad", "symmetric")]
