@@ -4,7 +4,7 @@
 #   usage (device tool): bash scripts/device_wheel.sh   carry ["dist", ".venvwheels"] and NOT .deb
 #   .venvwheels: NumPy for that machine's Python and nvidia-nvjpeg (pip download, here)
 #   1. a clean venv (the wheel and NumPy only): a CPU loader on generated JPEGs;
-#   2. a venv that sees the machine's torch, the wheel with its [cuda] extra: a GPU loader, its
+#   2. a venv that also sees the machine's torch, the wheel with its [cuda] extra: a GPU loader, its
 #      batches against the CPU loader's (decode_route="cpu": the same decoded pixels), and which
 #      libnvjpeg the process mapped (the wheel's).
 set -uo pipefail
@@ -25,7 +25,9 @@ n = sum(len(y) for _, y in loader)
 print(f"clean venv: sluice {sluice.__version__} from {sluice.__file__}: CPU loader {n} images, numpy {np.__version__}")
 PY
 
-python3 -m venv --system-site-packages /tmp/wv2 &&
+# torch where the machine keeps it (a user site a venv does not see), through a .pth file.
+torch_dir=$(python3 -c "import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))") || exit 1
+python3 -m venv /tmp/wv2 && echo "$torch_dir" > "$(/tmp/wv2/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine_torch.pth" &&
   /tmp/wv2/bin/pip install -q --no-index --find-links .venvwheels "$wheel[cuda]" || exit 1
 /tmp/wv2/bin/python - <<'PY'
 import torch, sluice, sluice.transforms as T
