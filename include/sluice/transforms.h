@@ -234,13 +234,16 @@ struct Cutout {
 // aspect ratio in `ratio` (log-uniform; 10 tries, else nothing), placed uniformly, set to
 // `value` per channel. `tensor_scale`: the value is in the scale of the tensor it is applied to
 // (after ToTensor: [0, 1], or normalized values after Normalize), else in pixel values (0-255,
-// on the uint8 image before ToTensor). Comes after the geometric and colour transforms.
+// on the uint8 image before ToTensor). `random_value` (value="random", tensor scale only): each
+// erased value a standard normal drawn per pixel and channel instead (torchvision's normal_()).
+// Comes after the geometric and colour transforms.
 struct RandomErasing {
   double p = 0.5;
   std::array<double, 2> scale = {0.02, 0.33};
   std::array<double, 2> ratio = {0.3, 3.3};
   std::array<float, 3> value = {0.f, 0.f, 0.f};
   bool tensor_scale = true;
+  bool random_value = false;
 };
 
 // DALI's grid_mask: zeroes a grid of squares. The plane is cut into tiles of side `tile` pixels

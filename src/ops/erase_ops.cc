@@ -65,6 +65,8 @@ Status CheckErasing(const RandomErasing& t) {
   if (!(t.ratio[0] > 0.0 && t.ratio[0] <= t.ratio[1] && std::isfinite(t.ratio[1])))
     return InvalidArgument("RandomErasing: ratio must be (min, max) with 0 < min <= max, got (", t.ratio[0], ", ",
                            t.ratio[1], ")");
+  if (t.random_value && !t.tensor_scale)
+    return InvalidArgument("RandomErasing: value='random' draws float values: put it after ToTensor");
   for (float v : t.value) {
     if (!std::isfinite(v)) return InvalidArgument("RandomErasing: value must be finite, got ", v);
     if (!t.tensor_scale && !(v >= 0.f && v <= 255.f))
@@ -74,7 +76,8 @@ Status CheckErasing(const RandomErasing& t) {
 }
 
 // The rectangle with its value in the scale of its place in the list: pixels (before ToTensor),
-// [0, 1] values normalized as Normalize would the tensor, or normalized values.
+// [0, 1] values normalized as Normalize would the tensor, or normalized values; a random one's
+// normals likewise (z * 1 / std - mean / std before a Normalize).
 Status DrawRandomErasing(const RandomErasing& t, SampleDraw* d) {
   Rect box;
   EraseOps& ops = d->erase();
@@ -83,9 +86,12 @@ Status DrawRandomErasing(const RandomErasing& t, SampleDraw* d) {
   EraseRect& e = ops.rects[ops.num++];
   e.x0 = box.x, e.y0 = box.y, e.x1 = box.x + box.w, e.y1 = box.y + box.h;
   e.finished = t.tensor_scale;
+  e.random = t.random_value;
+  e.key = MakeStreamKey(d->key().seed, d->key().epoch, d->key().sample, d->op_index());
   const auto& normalize = d->normalize();
   for (size_t ch = 0; ch < 3; ++ch) {
-    const float value = t.value[ch];
+    const float value = t.random_value ? 0.f : t.value[ch];
+    if (t.random_value && !d->normalized() && normalize) e.scale[ch] = 1.f / normalize->std[ch];
     if (!t.tensor_scale) {
       e.pixel[ch] = static_cast<uint8_t>(value);  // as torch casts the value into a uint8 image
     } else if (!d->normalized() && normalize) {
@@ -128,7 +134,8 @@ void RegisterRandomErasing(OpRegistry* registry) {
   OpSpec<RandomErasing> op{"RandomErasing", OpKind::kErase};
   op.fields = {Field<&RandomErasing::p>("p"), Field<&RandomErasing::scale>("scale"),
                Field<&RandomErasing::ratio>("ratio"), Field<&RandomErasing::value>("value"),
-               Field<&RandomErasing::tensor_scale>("tensor_scale")};
+               Field<&RandomErasing::tensor_scale>("tensor_scale"),
+               Field<&RandomErasing::random_value>("random_value")};
   op.validate = CheckErasing;
   op.place = [](const RandomErasing&, ListState* list) { return list->AddEraseRects(1); };
   op.draw = DrawRandomErasing;

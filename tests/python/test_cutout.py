@@ -184,7 +184,7 @@ def test_random_erasing_matches_torchvision_erase():
     (lambda: T.RandomErasing(p=1.5), "RandomErasing: p must be in [0, 1]"),
     (lambda: T.RandomErasing(scale=(0.5, 0.1)), "RandomErasing: scale must be (min, max)"),
     (lambda: T.RandomErasing(ratio=(0, 1)), "RandomErasing: ratio must be (min, max)"),
-    (lambda: T.RandomErasing(value="random"), "RandomErasing: value='random' is not supported"),
+    (lambda: T.RandomErasing(value="noise"), "RandomErasing: value must be a number, one per channel, or 'random'"),
     (lambda: T.RandomErasing(value=(1, 2)), "RandomErasing: value must be a number or a sequence of 1 or 3"),
 ])
 def test_random_erasing_bad_arguments(make, words):

@@ -451,6 +451,10 @@ def test_filters_autoaugment_grid_and_noise_match_cpu(small_folder, route):
     noisy_after = [ST.CenterCrop(40), ST.ToTensor(), ST.Normalize([0.5] * 3, [0.5] * 3), ST.GaussianNoise(sigma=0.2)]
     for tf in (noisy, noisy_after) if route == "cpu" else (noisy_after,):
         assert_gpu_loader_matches_cpu(small_folder, tf, route, noise_atol=1e-6)
+    # RandomErasing(value="random") draws its normals as GaussianNoise does.
+    erasing = [ST.RandomResizedCrop(48), ST.ToTensor(), ST.RandomErasing(p=1.0, value="random"),
+               ST.Normalize([0.5] * 3, [0.2] * 3)]
+    assert_gpu_loader_matches_cpu(small_folder, erasing, route, noise_atol=1e-5)
 
 
 @needs_gpu

@@ -71,18 +71,20 @@ class RandomErasing(Transform):
     ``scale`` and aspect ratio in ``ratio`` (10 tries, else nothing), set to ``value`` (a number
     or one per channel) in the scale of the sample at that point of the list: after
     ``ToTensor``, values in [0, 1] (normalized values after ``Normalize``); before it, pixel
-    values 0-255. ``value="random"`` is not supported. Runs in the loader's finish step; put it
-    after the geometric and colour transforms."""
+    values 0-255. ``value="random"``: a standard normal per pixel and channel (after ``ToTensor``;
+    normalized too when a ``Normalize`` follows), drawn from the loader's seed. Runs in the
+    loader's finish step; put it after the geometric and colour transforms."""
 
     def __init__(self, p: float = 0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace: bool = False):
         owner = "RandomErasing"
         self.p = p
         self.scale = _forms.pair(owner, "scale", scale)
         self.ratio = _forms.pair(owner, "ratio", ratio)
-        if isinstance(value, str):
-            raise NotImplementedError(f"{owner}: value={value!r} is not supported; give a number or one per channel")
+        if isinstance(value, str) and value != "random":
+            raise ValueError(f"{owner}: value must be a number, one per channel, or 'random', got {value!r}")
         self.value = value
-        self._value = _forms.one_or_three(owner, "value", value)
+        self._random = value == "random"
+        self._value = (0.0, 0.0, 0.0) if self._random else _forms.one_or_three(owner, "value", value)
         self.inplace = inplace
         self._spec()
 
@@ -92,7 +94,8 @@ class RandomErasing(Transform):
     def _fields_at(self, tensor_scale: bool) -> dict:
         """Its fields where it stands in the list: on the tensor (after ToTensor or Normalize) or
         on the uint8 pixels."""
-        return dict(p=self.p, scale=self.scale, ratio=self.ratio, value=self._value, tensor_scale=tensor_scale)
+        return dict(p=self.p, scale=self.scale, ratio=self.ratio, value=self._value, tensor_scale=tensor_scale,
+                    random_value=self._random)
 
 
 class ToTensor(Transform):

@@ -87,8 +87,8 @@ def _convert(t: Any) -> Transform:
         if value is None:
             continue  # torchvision's "not set": sluice's default is torchvision's
         kwargs[p.name] = _plain(p.name, value)
-    if name == "RandomErasing" and getattr(t, "value", 0) is None:
-        raise ValueError("value='random' is not supported (erase with a number or a colour)")
+    if name == "RandomErasing" and getattr(t, "value", 0) is None:  # torchvision's value="random"
+        kwargs["value"] = "random"
     return cls(**kwargs)
 
 

@@ -24,6 +24,21 @@ void Fill(const EraseRect& r, const T value[3], T* out, int h, int w, Layout lay
       for (int x = r.x0; x < r.x1; ++x) out[SlotOffset(layout, h, w, c, y, x)] = value[c];
 }
 
+// A finished rectangle's values, per pixel where it is random, cast as the output's dtype.
+void FillFinished(const EraseRect& r, void* sample, int h, int w, DType dtype, Layout layout) {
+  for (int y = r.y0; y < r.y1; ++y)
+    for (int x = r.x0; x < r.x1; ++x) {
+      float v[3];
+      ErasedValue(r, static_cast<int64_t>(y) * w + x, v);
+      for (int c = 0; c < 3; ++c) {
+        const int64_t o = SlotOffset(layout, h, w, c, y, x);
+        if (dtype == DType::kFloat32) static_cast<float*>(sample)[o] = v[c];
+        else if (dtype == DType::kFloat16) static_cast<uint16_t*>(sample)[o] = FloatToHalfBits(v[c]);
+        else static_cast<uint8_t*>(sample)[o] = ErasedU8(v[c]);
+      }
+    }
+}
+
 }  // namespace
 
 void ErasePixelsCpu(const EraseOps& ops, const MutableImageView& img) {
@@ -43,7 +58,9 @@ void EraseFinishedCpu(const EraseOps& ops, void* sample, int h, int w, DType dty
   for (int i = 0; i < ops.num; ++i) {
     EraseRect r;
     if (!ops.rects[i].finished || !Clip(ops.rects[i], h, w, &r)) continue;
-    if (dtype == DType::kFloat32) {
+    if (r.random) {
+      FillFinished(r, sample, h, w, dtype, layout);
+    } else if (dtype == DType::kFloat32) {
       Fill(r, r.value, static_cast<float*>(sample), h, w, layout);
     } else if (dtype == DType::kFloat16) {
       const uint16_t v[3] = {FloatToHalfBits(r.value[0]), FloatToHalfBits(r.value[1]), FloatToHalfBits(r.value[2])};

@@ -7,7 +7,10 @@
 // wins over the rectangles. The grid is DALI's grid_mask: pixel (x, y) is black when both
 // frac(u) and frac(v) are below `ratio`, with u = (x cos a - y sin a - shift_x) / tile and
 // v = (x sin a + y cos a - shift_y) / tile, computed as DALI's CPU kernel does, in float32 with
-// the factors cos(a) / tile, sin(a) / tile, shift / tile (no fused multiply-add).
+// the factors cos(a) / tile, sin(a) / tile, shift / tile (no fused multiply-add). A `random`
+// finished rectangle (RandomErasing(value="random")) sets each output value to z * scale + value,
+// z a standard normal of its own stream per pixel and channel (StandardNormals3 at the pixel's
+// row-major index): torchvision's normal_() values, normalized when a Normalize follows.
 //
 // Thread-safety: plain values and pure functions.
 #ifndef SLUICE_KERNELS_ERASE_ERASE_PARAMS_H_
@@ -17,6 +20,7 @@
 #include <cstdint>
 
 #include "core/hd.h"
+#include "core/normals.h"
 
 namespace sluice {
 
@@ -25,7 +29,21 @@ struct EraseRect {
   bool finished = false;               // sets the finished output (else the pixel)
   uint8_t pixel[3] = {0, 0, 0};        // pixel stage: the RGB8 value
   float value[3] = {0.f, 0.f, 0.f};    // finished stage: the output value per channel
+  bool random = false;                 // finished stage: z * scale + value, z drawn per element
+  float scale[3] = {1.f, 1.f, 1.f};
+  StreamKey key;                       // random: the normals' stream
 };
+
+// Finished-stage value of rectangle r at pixel `pixel` (row-major index), channels into v.
+SLUICE_HD void ErasedValue(const EraseRect& r, int64_t pixel, float v[3]) {
+  if (!r.random) {
+    v[0] = r.value[0], v[1] = r.value[1], v[2] = r.value[2];
+    return;
+  }
+  float z[3];
+  StandardNormals3(r.key, pixel, z);
+  for (int c = 0; c < 3; ++c) v[c] = hd::Add(hd::Mul(z[c], r.scale[c]), r.value[c]);
+}
 
 struct GridParams {
   bool enabled = false;
@@ -53,27 +71,30 @@ SLUICE_HD bool GridBlack(const GridParams& g, int x, int y) {
   return !(u - floorf(u) >= g.ratio || v - floorf(v) >= g.ratio);
 }
 
-// Applies the pixel-stage rectangles and grid that cover (x, y) to px; returns the finished-stage
-// value (3 floats) of the last finished rectangle or grid that covers it, or null.
-SLUICE_HD const float* ErasePixel(const EraseOps& ops, int x, int y, uint8_t px[3]) {
-  const float* out = nullptr;
+// Applies the pixel-stage rectangles and grid that cover (x, y) of a w-wide image to px; writes
+// the finished-stage value of the last finished rectangle or grid that covers it into out and
+// returns true, or returns false when none does.
+SLUICE_HD bool ErasePixel(const EraseOps& ops, int x, int y, int w, uint8_t px[3], float out[3]) {
+  const EraseRect* last = nullptr;
   for (int i = 0; i < ops.num; ++i) {
     const EraseRect& r = ops.rects[i];
     if (x < r.x0 || x >= r.x1 || y < r.y0 || y >= r.y1) continue;
     if (r.finished) {
-      out = r.value;
+      last = &r;
     } else {
       px[0] = r.pixel[0], px[1] = r.pixel[1], px[2] = r.pixel[2];
     }
   }
   if (ops.grid.enabled && GridBlack(ops.grid, x, y)) {
     if (ops.grid.finished) {
-      out = ops.grid.value;
-    } else {
-      px[0] = px[1] = px[2] = 0;
+      out[0] = ops.grid.value[0], out[1] = ops.grid.value[1], out[2] = ops.grid.value[2];
+      return true;
     }
+    px[0] = px[1] = px[2] = 0;
   }
-  return out;
+  if (last == nullptr) return false;
+  ErasedValue(*last, static_cast<int64_t>(y) * w + x, out);
+  return true;
 }
 
 // A finished-stage value written into a uint8 output (as torch casts a float: truncation).

@@ -22,7 +22,8 @@ __device__ __forceinline__ void StoreFinished(const GpuFinish& f, void* out, int
                                               const uint8_t in[3], const EraseOps* erase = nullptr,
                                               const NoiseParams* noise = nullptr) {
   uint8_t v[3] = {in[0], in[1], in[2]};
-  const float* e = erase != nullptr ? ErasePixel(*erase, x, y, v) : nullptr;
+  float erased[3];
+  const float* e = erase != nullptr && ErasePixel(*erase, x, y, w, v, erased) ? erased : nullptr;
   float z[3] = {0.f, 0.f, 0.f};
   if (noise != nullptr && e == nullptr) noise::Normals(*noise, static_cast<int64_t>(y) * w + x, z);
 #pragma unroll

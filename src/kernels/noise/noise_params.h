@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "core/hd.h"
+#include "core/normals.h"
 #include "core/rng.h"
 
 namespace sluice {
@@ -34,21 +35,7 @@ struct NoiseParams {
 namespace noise {
 
 // The standard normals of pixel `pixel` (row-major index), one per channel.
-SLUICE_HD void Normals(const NoiseParams& n, int64_t pixel, float z[3]) {
-  const Philox4x32 r = Philox4x32_10(
-      Philox4x32{{static_cast<uint32_t>(pixel), n.key.op ^ (static_cast<uint32_t>(pixel >> 32) * 0x9E3779B9u),
-                  n.key.sample, n.key.epoch ^ 0x6A09E667u}},
-      n.key.k0, n.key.k1);
-  constexpr double kTwoPi = 6.283185307179586476925;
-  const double u1 = (static_cast<double>(r.v[0]) + 1.0) * 0x1.0p-32;  // (0, 1]
-  const double u2 = static_cast<double>(r.v[1]) * 0x1.0p-32;
-  const double u3 = (static_cast<double>(r.v[2]) + 1.0) * 0x1.0p-32;
-  const double u4 = static_cast<double>(r.v[3]) * 0x1.0p-32;
-  const double a = sqrt(-2.0 * log(u1)), b = sqrt(-2.0 * log(u3));
-  z[0] = static_cast<float>(a * cos(kTwoPi * u2));
-  z[1] = static_cast<float>(a * sin(kTwoPi * u2));
-  z[2] = static_cast<float>(b * cos(kTwoPi * u4));
-}
+SLUICE_HD void Normals(const NoiseParams& n, int64_t pixel, float z[3]) { StandardNormals3(n.key, pixel, z); }
 
 // The finished value of channel c of a pixel whose RGB8 value is v, with normal z.
 SLUICE_HD float Value(const NoiseParams& n, uint8_t v, int c, float z) {
