@@ -86,15 +86,17 @@ struct Pad {
 
 // Rotate by an angle drawn uniformly from `degrees` (counter-clockwise, in degrees) about the
 // centre (or `center`, in pixel coordinates of the image it is given), as torchvision's
-// RandomRotation with expand=False: the output has the input's size, and points that fall
-// outside the input get `fill`. Interpolation kNearest (torchvision's default) or kBilinear.
-// Composed with the resizes before it and the crops and flips after it into one resampling pass.
+// RandomRotation: the output has the input's size, or with `expand` the bounding box of the
+// rotated image (so its size follows the angle); points that fall outside the input get
+// `fill`. Interpolation kNearest (torchvision's default) or kBilinear. Composed with the
+// resizes before it and the crops and flips after it into one resampling pass.
 struct RandomRotation {
   std::array<double, 2> degrees = {0.0, 0.0};
   Interpolation interpolation = Interpolation::kNearest;
   std::array<uint8_t, 3> fill = {0, 0, 0};
   bool has_center = false;
   std::array<double, 2> center = {0.0, 0.0};  // x, y
+  bool expand = false;
 };
 
 // torchvision's RandomAffine: rotation by an angle from `degrees`, translation by up to

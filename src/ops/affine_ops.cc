@@ -66,16 +66,18 @@ void RegisterAffineOps(OpRegistry* registry) {
   OpSpec<RandomRotation> rot{"RandomRotation", OpKind::kGeometry};
   rot.fields = {Field<&RandomRotation::degrees>("degrees"), Field<&RandomRotation::interpolation>("interpolation"),
                 Field<&RandomRotation::fill>("fill"), Field<&RandomRotation::has_center>("has_center"),
-                Field<&RandomRotation::center>("center")};
+                Field<&RandomRotation::center>("center"), Field<&RandomRotation::expand>("expand")};
   rot.validate = [](const RandomRotation& t) {
     return CheckWarp("RandomRotation", t.degrees, t.interpolation, t.has_center, t.center);
   };
-  rot.place = [](const RandomRotation&, ListState* list) {
+  rot.place = [](const RandomRotation& t, ListState* list) {
     list->has_warp = true;
+    if (t.expand) list->out_height = list->out_width = 0;  // the size follows the angle
     return list->RefuseAfterNormalize("RandomRotation");
   };
   rot.draw = [](const RandomRotation& t, SampleDraw* d) {
-    return d->Warp(DrawRotation(d->rng(), t), t.interpolation, t.fill, t.has_center ? t.center.data() : nullptr);
+    return d->Warp(DrawRotation(d->rng(), t), t.interpolation, t.fill, t.has_center ? t.center.data() : nullptr,
+                   t.expand);
   };
   registry->Add(std::move(rot));
 

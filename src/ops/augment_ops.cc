@@ -221,6 +221,7 @@ AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transform
       w.enabled = true;
       w.filter = interpolation == transforms::Interpolation::kBilinear ? WarpFilter::kBilinear : WarpFilter::kNearest;
       w.src_w = width, w.src_h = height;
+      w.out_w = width, w.out_h = height;
       InverseAffineMatrix(a, width, height, shear ? corner : nullptr, w.m);
       for (size_t c = 0; c < 3; ++c) w.fill[c] = fill[c];
       w.x = WarpAxis{0, width, false};

@@ -171,7 +171,7 @@ void SampleDraw::FlipY() {
 
 // A pending warp is materialized first (torchvision warps the warped image).
 Status SampleDraw::Warp(const AffineParams& affine, transforms::Interpolation interpolation,
-                        const std::array<uint8_t, 3>& fill, const double* center) {
+                        const std::array<uint8_t, 3>& fill, const double* center, bool expand) {
   if (warp_.enabled) SLUICE_RETURN_IF_ERROR(FinishSegment());
   warp_ = WarpParams{};
   warp_.enabled = true;
@@ -179,9 +179,11 @@ Status SampleDraw::Warp(const AffineParams& affine, transforms::Interpolation in
   warp_.src_w = x_.len();
   warp_.src_h = y_.len();
   InverseAffineMatrix(affine, warp_.src_w, warp_.src_h, center, warp_.m);
+  warp_.out_w = warp_.src_w, warp_.out_h = warp_.src_h;
+  if (expand) ExpandedSize(warp_.m, warp_.src_w, warp_.src_h, &warp_.out_w, &warp_.out_h);
   std::copy(fill.begin(), fill.end(), warp_.fill);
-  warp_.x = WarpAxis{0, warp_.src_w, false};
-  warp_.y = WarpAxis{0, warp_.src_h, false};
+  warp_.x = WarpAxis{0, warp_.out_w, false};
+  warp_.y = WarpAxis{0, warp_.out_h, false};
   return Status::OK();
 }
 

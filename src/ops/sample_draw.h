@@ -71,9 +71,10 @@ class SampleDraw {
   Status Resize(int width, int height, transforms::Interpolation interpolation, bool antialias);
   void FlipX();
   void FlipY();
-  // An affine warp of the current image about its centre, or `center` (x, y) when not null.
+  // An affine warp of the current image about its centre, or `center` (x, y) when not null; with
+  // `expand`, the warped image is the bounding box of the warped one (rotate's expand=True).
   Status Warp(const AffineParams& affine, transforms::Interpolation interpolation, const std::array<uint8_t, 3>& fill,
-              const double* center);
+              const double* center, bool expand = false);
 
   // A colour step with its factor as torchvision computes it, after the pixel steps so far.
   void AddColor(ColorKind kind, double factor);

@@ -383,6 +383,9 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
     cifar = [ST.Resize((32, 32)), ST.RandomCrop(32, padding=4, padding_mode="reflect"), ST.RandomHorizontalFlip(),
              ST.ToTensor()]
     assert_gpu_loader_matches_cpu(small_folder, cifar, route)
+    expanded = [ST.Resize((40, 48)), ST.RandomRotation(35, expand=True, interpolation="bilinear"), ST.Resize((40, 40)),
+                ST.ToTensor()]
+    assert_gpu_loader_matches_cpu(small_folder, expanded, route)
     assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((40, 48)), ST.RandomRotation(10),
                                                  ST.Pad((3, 1, 2, 5), padding_mode="symmetric"),
                                                  ST.Pad(2, padding_mode="edge"), ST.ToTensor()], route)

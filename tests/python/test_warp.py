@@ -36,8 +36,10 @@ def jpeg(width, height, seed=0):
 # --- the oracle ------------------------------------------------------------------------------
 
 def oracle_affine(img, angle, translate=(0, 0), scale=1.0, shear=(0.0, 0.0), center=None,
-                  bilinear=False, fill=(0, 0, 0)):
+                  bilinear=False, fill=(0, 0, 0), out_size=None):
+    """`out_size` (width, height): the warped image's, centred on the source's (expand=True)."""
     h, w = img.shape[:2]
+    ow, oh = out_size or (w, h)
     rot, sx, sy = (math.radians(v) for v in (angle, shear[0], shear[1]))
     # Forward map, in coordinates centred on the image (or on `center`).
     cx, cy = (0.0, 0.0) if center is None else (center[0] - w * 0.5, center[1] - h * 0.5)
@@ -48,7 +50,7 @@ def oracle_affine(img, angle, translate=(0, 0), scale=1.0, shear=(0.0, 0.0), cen
     C = np.array([[1, 0, cx], [0, 1, cy], [0, 0, 1]])
     Tr = np.array([[1, 0, translate[0]], [0, 1, translate[1]], [0, 0, 1]])
     inv = np.linalg.inv(Tr @ C @ R @ S @ SHy @ SHx @ np.linalg.inv(C))
-    jj, ii = np.meshgrid(np.arange(w) - (w - 1) / 2, np.arange(h) - (h - 1) / 2)
+    jj, ii = np.meshgrid(np.arange(ow) - (ow - 1) / 2, np.arange(oh) - (oh - 1) / 2)
     px = inv[0, 0] * jj + inv[0, 1] * ii + inv[0, 2] + (w - 1) / 2
     py = inv[1, 0] * jj + inv[1, 1] * ii + inv[1, 2] + (h - 1) / 2
     src = img.astype(np.float64)
@@ -65,7 +67,7 @@ def oracle_affine(img, angle, translate=(0, 0), scale=1.0, shear=(0.0, 0.0), cen
     else:
         x0, y0 = np.floor(px).astype(int), np.floor(py).astype(int)
         fx, fy = px - x0, py - y0
-        v = np.zeros_like(src)
+        v = np.zeros(px.shape + (3,))
         mask = np.zeros(px.shape)
         for dx, dy, wt in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
             s, ok = sample(x0 + dx, y0 + dy)
@@ -244,7 +246,6 @@ def test_angles_are_drawn_per_sample_within_the_range():
     (lambda: T.RandomRotation(-5), "RandomRotation: if degrees is a single number, it must be non-negative"),
     (lambda: T.RandomRotation((10, 5)), "RandomRotation: degrees must be (min, max)"),
     (lambda: T.RandomRotation("x"), "RandomRotation: degrees must be a number"),
-    (lambda: T.RandomRotation(10, expand=True), "RandomRotation: expand=True is not supported"),
     (lambda: T.RandomRotation(10, interpolation="bicubic"), "RandomRotation: interpolation must be NEAREST or BILINEAR"),
     (lambda: T.RandomRotation(10, fill=300), "RandomRotation: fill values must be in [0, 255]"),
     (lambda: T.RandomAffine(10, translate=(1.5, 0)), "RandomAffine: translate values should be between 0 and 1"),

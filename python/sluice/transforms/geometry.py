@@ -127,8 +127,9 @@ def _center_fields(owner: str, center) -> dict:
 class RandomRotation(Transform):
     """Rotate by an angle drawn uniformly from ``degrees`` (a number d gives (-d, d)),
     counter-clockwise, about the centre or ``center`` (x, y in pixels), as torchvision's
-    ``RandomRotation``: the output keeps the input's size (``expand=False``; ``expand=True`` would
-    change the size per sample and is refused), and points from outside the image get ``fill``.
+    ``RandomRotation``: the output keeps the input's size, or with ``expand=True`` is the rotated
+    image's bounding box (so its size follows each sample's angle: put a fixed-size crop or resize
+    after it for tensor batches), and points from outside the image get ``fill``.
     ``interpolation`` is NEAREST (torchvision's default) or BILINEAR.
 
     Runs in the same resampling pass as the resizes before it and the crops and flips after it."""
@@ -138,10 +139,7 @@ class RandomRotation(Transform):
         owner = "RandomRotation"
         self.degrees = _forms.symmetric_range(owner, "degrees", degrees)
         self.interpolation = interpolation
-        if expand:
-            raise ValueError(f"{owner}: expand=True is not supported (the output size would change "
-                             "per sample); use expand=False and a larger Resize before it")
-        self.expand = False
+        self.expand = bool(expand)
         self.center = None if center is None else _forms.pair(owner, "center", center)
         self.fill = fill
         self._fill = _forms.fill(owner, fill)
@@ -149,7 +147,7 @@ class RandomRotation(Transform):
 
     def _fields(self):
         return dict(degrees=self.degrees, interpolation=_forms.interpolation(self.interpolation), fill=self._fill,
-                    **_center_fields("RandomRotation", self.center))
+                    expand=self.expand, **_center_fields("RandomRotation", self.center))
 
 
 class RandomAffine(Transform):

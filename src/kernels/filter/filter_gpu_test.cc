@@ -49,6 +49,7 @@ TEST(FilterGpu, MatchesTheCpuBytes) {
       f.warp.enabled = true;
       f.warp.filter = i % 2 ? WarpFilter::kBilinear : WarpFilter::kNearest;
       f.warp.src_w = d.w, f.warp.src_h = d.h;
+      f.warp.out_w = d.w, f.warp.out_h = d.h;
       InverseAffineMatrix(a, d.w, d.h, i % 4 == 2 ? center : nullptr, f.warp.m);
       f.warp.fill[0] = 7, f.warp.fill[1] = 70, f.warp.fill[2] = 170;
       f.warp.x = WarpAxis{0, d.w, false};

@@ -126,6 +126,7 @@ TEST(Filter, AffineTranslatesTheWholeImage) {
   d.tx = 2;  // translate right by 2: output (x, y) = input (x - 2, y), fill 9 on the left
   f.warp.enabled = true;
   f.warp.src_w = w, f.warp.src_h = h;
+  f.warp.out_w = w, f.warp.out_h = h;
   InverseAffineMatrix(d, w, h, nullptr, f.warp.m);
   f.warp.fill[0] = f.warp.fill[1] = f.warp.fill[2] = 9;
   f.warp.x = WarpAxis{0, w, false};

@@ -1,5 +1,6 @@
 #include "kernels/warp/affine_matrix.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sluice {
@@ -25,6 +26,30 @@ void InverseAffineMatrix(const AffineParams& a, int width, int height, const dou
   m[4] = ma / a.scale;
   m[2] = 0.0 + (cx - m[0] * ctx - m[1] * cty);
   m[5] = 0.0 + (cy - m[3] * ctx - m[4] * cty);
+}
+
+void ExpandedSize(const double m[6], int width, int height, int* out_width, int* out_height) {
+  const float hw = 0.5f * static_cast<float>(width), hh = 0.5f * static_cast<float>(height);
+  const float corners[4][2] = {{-hw, -hh}, {-hw, hh}, {hw, hh}, {hw, -hh}};
+  float lo[2], hi[2];
+  for (int r = 0; r < 2; ++r) {  // row r of the matrix, as float32 (theta)
+    const float t0 = static_cast<float>(m[3 * r]), t1 = static_cast<float>(m[3 * r + 1]);
+    const float t2 = static_cast<float>(m[3 * r + 2]);
+    for (int k = 0; k < 4; ++k) {
+      const float v = corners[k][0] * t0 + corners[k][1] * t1 + t2;
+      lo[r] = k == 0 ? v : std::min(lo[r], v);
+      hi[r] = k == 0 ? v : std::max(hi[r], v);
+    }
+  }
+  const float half[2] = {hw, hh};
+  int size[2];
+  for (int r = 0; r < 2; ++r) {
+    constexpr float kTol = 1e-4f, kInvTol = 1.0f / kTol;
+    const float cmax = std::ceil(std::trunc((hi[r] + half[r]) * kInvTol) * kTol);
+    const float cmin = std::floor(std::trunc((lo[r] + half[r]) * kInvTol) * kTol);
+    size[r] = static_cast<int>(cmax - cmin);
+  }
+  *out_width = size[0], *out_height = size[1];
 }
 
 }  // namespace sluice

@@ -22,6 +22,11 @@ struct AffineParams {
 // coordinates x, y) when given.
 void InverseAffineMatrix(const AffineParams& a, int width, int height, const double* center, double m[6]);
 
+// rotate(expand=True)'s output size for inverse matrix m on a width x height image: the bounding
+// box of the image's corners under m, as torchvision's _compute_affine_output_size computes it
+// (float32; coordinates truncated to 1e-4 before the ceil and floor).
+void ExpandedSize(const double m[6], int width, int height, int* out_width, int* out_height);
+
 }  // namespace sluice
 
 #endif  // SLUICE_KERNELS_WARP_AFFINE_MATRIX_H_

@@ -60,6 +60,7 @@ std::vector<Case> MakeCases(int count, uint64_t seed, Geometry geometry) {
     geometry(rng, &c);
     c.warp.enabled = true;
     c.warp.src_w = c.params.x.out_len, c.warp.src_h = c.params.y.out_len;
+    c.warp.out_w = c.warp.src_w, c.warp.out_h = c.warp.src_h;
     cases.push_back(std::move(c));
   }
   return cases;

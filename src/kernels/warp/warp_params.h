@@ -1,10 +1,11 @@
 // Parameters and per-pixel math of the affine warp (RandomRotation, RandomAffine), shared by the
-// CPU and GPU kernels: torchvision.transforms.v2.functional's rotate/affine on uint8 images with
-// expand=False. torchvision builds a sampling grid from the inverse affine matrix on centred
-// pixel coordinates and samples with grid_sample(align_corners=False); unnormalized, output
-// pixel (j, i) reads source point
-//   sx = m0 * (j - cx) + m1 * (i - cy) + m2 + cx,  sy = m3 * (j - cx) + m4 * (i - cy) + m5 + cy
-// with (cx, cy) = ((w - 1) / 2, (h - 1) / 2). Nearest takes the pixel at the rounded point
+// CPU and GPU kernels: torchvision.transforms.v2.functional's rotate/affine on uint8 images.
+// torchvision builds a sampling grid from the inverse affine matrix on centred pixel coordinates
+// and samples with grid_sample(align_corners=False); unnormalized, output pixel (j, i) reads
+// source point
+//   sx = m0 * (j - ox) + m1 * (i - oy) + m2 + cx,  sy = m3 * (j - ox) + m4 * (i - oy) + m5 + cy
+// with (cx, cy) = ((w - 1) / 2, (h - 1) / 2) for the w x h source and (ox, oy) the same for the
+// warped image, which is the source's size, or larger with rotate's expand=True. Nearest takes the pixel at the rounded point
 // (halves to even); bilinear blends the four neighbours that lie inside the image and then, as
 // torchvision does with its fill mask, computes (v - fill) * m + fill, m being the weight of
 // the neighbours inside. Results round half to even. The math is in double, with each product
@@ -29,7 +30,7 @@ namespace sluice {
 enum class WarpFilter : uint8_t { kNearest, kBilinear };
 
 // Output pixel k of one axis shows warped pixel off + k (off + len - 1 - k when flipped);
-// warped pixels outside [0, source length) are padding.
+// warped pixels outside [0, warped length) are padding.
 struct WarpAxis {
   int off = 0, len = 0;
   bool flip = false;
@@ -39,7 +40,8 @@ struct WarpAxis {
 struct WarpParams {
   bool enabled = false;
   WarpFilter filter = WarpFilter::kNearest;
-  int src_w = 0, src_h = 0;  // the image the warp reads; the warped image has the same size
+  int src_w = 0, src_h = 0;  // the image the warp reads
+  int out_w = 0, out_h = 0;  // the warped image: src_w x src_h, or expand=True's bounding box
   double m[6] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0};  // torchvision's inverse matrix (centred)
   uint8_t fill[3] = {0, 0, 0};      // points outside the source image
   WarpAxis x, y;                    // the window shown
@@ -70,7 +72,7 @@ SLUICE_HD uint8_t ToU8(double v) {
 // The source point warped pixel (j, i) reads.
 SLUICE_HD void WarpSourcePoint(const WarpParams& p, int j, int i, double* sx, double* sy) {
   const double cx = 0.5 * (p.src_w - 1), cy = 0.5 * (p.src_h - 1);
-  const double xb = j - cx, yb = i - cy;  // exact
+  const double xb = j - 0.5 * (p.out_w - 1), yb = i - 0.5 * (p.out_h - 1);  // exact
   using hd::Add;
   using hd::Mul;
   *sx = Add(Add(Add(Mul(p.m[0], xb), Mul(p.m[1], yb)), p.m[2]), cx);
@@ -87,8 +89,8 @@ SLUICE_HD void FloatGridPoint(const WarpParams& p, int j, int i, double* sx, dou
   const float hw = 0.5f * static_cast<float>(p.src_w), hh = 0.5f * static_cast<float>(p.src_h);
   float r[6];
   for (int k = 0; k < 6; ++k) r[k] = static_cast<float>(p.m[k]) / (k < 3 ? hw : hh);
-  const float xc = static_cast<float>(j) - 0.5f * static_cast<float>(p.src_w - 1);
-  const float yc = static_cast<float>(i) - 0.5f * static_cast<float>(p.src_h - 1);
+  const float xc = static_cast<float>(j) - 0.5f * static_cast<float>(p.out_w - 1);
+  const float yc = static_cast<float>(i) - 0.5f * static_cast<float>(p.out_h - 1);
   const float gx = Add(Add(Mul(xc, r[0]), Mul(yc, r[1])), r[2]);
   const float gy = Add(Add(Mul(xc, r[3]), Mul(yc, r[4])), r[5]);
 #if defined(__CUDA_ARCH__)
@@ -105,7 +107,7 @@ SLUICE_HD void FloatGridPoint(const WarpParams& p, int j, int i, double* sx, dou
 template <typename Fetch>
 SLUICE_HD void WarpPixel(const WarpParams& p, int k, int l, const Fetch& fetch, uint8_t out[3]) {
   const int j = p.x.Index(k), i = p.y.Index(l);
-  if (j < 0 || j >= p.src_w || i < 0 || i >= p.src_h) {
+  if (j < 0 || j >= p.out_w || i < 0 || i >= p.out_h) {
     out[0] = p.pad_fill[0], out[1] = p.pad_fill[1], out[2] = p.pad_fill[2];
     return;
   }

@@ -19,6 +19,7 @@ WarpParams Params(const AffineParams& d, int w, int h, bool bilinear, uint8_t fi
   p.filter = bilinear ? WarpFilter::kBilinear : WarpFilter::kNearest;
   p.src_w = w;
   p.src_h = h;
+  p.out_w = w, p.out_h = h;
   InverseAffineMatrix(d, w, h, nullptr, p.m);
   p.fill[0] = p.fill[1] = p.fill[2] = fill;
   p.x = WarpAxis{0, w, false};
@@ -145,4 +146,21 @@ TEST(Warp, CpuMatchesTheReferenceWithWindows) {
 }
 
 }  // namespace
+TEST(Warp, ExpandedSizeIsTheRotatedBoundingBox) {
+  auto size = [](double degrees, int w, int h) {
+    AffineParams a;
+    a.angle = -degrees;  // RandomRotation's angle, as affine's
+    double m[6];
+    InverseAffineMatrix(a, w, h, nullptr, m);
+    int ow = 0, oh = 0;
+    ExpandedSize(m, w, h, &ow, &oh);
+    return std::pair{ow, oh};
+  };
+  EXPECT_EQ(size(0.0, 37, 21), (std::pair{37, 21}));     // the 1e-4 truncation keeps exact edges
+  EXPECT_EQ(size(90.0, 40, 24), (std::pair{24, 40}));    // a quarter turn swaps the sides
+  EXPECT_EQ(size(180.0, 40, 24), (std::pair{40, 24}));
+  EXPECT_EQ(size(45.0, 10, 10), (std::pair{16, 16}));    // corners at +-5 sqrt(2) about 5: [-3, 13)
+  EXPECT_EQ(size(1.0, 100, 60), (std::pair{102, 62}));   // 100 cos 1 + 60 sin 1 = 101.03, widened by the floor
+}
+
 }  // namespace sluice
