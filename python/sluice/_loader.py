@@ -103,7 +103,11 @@ class Loader:
         io_threads: file-reading threads (default 2; 4 on the GPU, where they also parse headers).
         prefetch: batches prepared ahead of the consumer (default 2). The automatic values are
             decided in C++; ``loader.options`` shows the ones in use.
-        dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much.
+        dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much
+            (faster; pixels differ a little from a full decode, see docs/guide.md). Default
+            (None): on when a transform draws random parameters (training lists), off for
+            evaluation-style lists (``Resize``, ``CenterCrop``, ``Normalize``...), which are then
+            exact against torchvision.
         max_file_bytes: files larger than this (default 1 GiB) are bad samples, refused before
             they are read (``on_error`` applies).
         cache: ``"memory"`` keeps the files' (or shards' samples') encoded bytes in host memory
@@ -135,7 +139,7 @@ class Loader:
                  device: Any = "cpu", shuffle: bool = DEFAULTS.shuffle, seed: int = DEFAULTS.seed,
                  last_batch: str = DEFAULTS.last_batch, dtype: Any = DEFAULTS.dtype, layout: str = DEFAULTS.layout,
                  on_error: str = DEFAULTS.on_error, num_threads: int | None = None, io_threads: int | None = None,
-                 prefetch: int | None = None, dct_scaling: bool = DEFAULTS.dct_scaling, output: str = "auto",
+                 prefetch: int | None = None, dct_scaling: bool | None = None, output: str = "auto",
                  decode_route: str = DEFAULTS.decode_route, gpu_memory_budget: int | None = None,
                  rank: int | None = None, world_size: int | None = None,
                  max_file_bytes: int = DEFAULTS.max_file_bytes, cache: str | None = None,
@@ -156,7 +160,8 @@ class Loader:
         options = make_options(
             batch_size=batch_size, shuffle=shuffle, seed=seed, last_batch=last_batch, dtype=dtype_name(dtype),
             layout=layout, on_error=on_error, device="cpu" if self._upload else self._device,
-            num_threads=num_threads, io_threads=io_threads, prefetch=prefetch, dct_scaling=dct_scaling,
+            num_threads=num_threads, io_threads=io_threads, prefetch=prefetch,
+            dct_scaling=any(t.random for t in self._batch.per_sample) if dct_scaling is None else dct_scaling,
             decode_route=decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size,
             max_file_bytes=max_file_bytes, memory_cache_bytes=_cache_bytes(cache, cache_budget))
         self._check_dtype(options.dtype)

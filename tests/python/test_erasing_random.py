@@ -14,7 +14,7 @@ BASE = [T.Resize((48, 48)), T.ToTensor()]
 
 
 def batches(folder, tf, **kw):
-    kw = {"batch_size": 8, "seed": 5, "dtype": "float32", "output": "numpy", **kw}
+    kw = {"batch_size": 8, "seed": 5, "dtype": "float32", "output": "numpy", "dct_scaling": False, **kw}
     return np.concatenate([x for x, _ in sluice.Loader(folder, tf, **kw)])
 
 

@@ -122,6 +122,26 @@ def test_pixels_independent_of_threads_and_batch_size(small_folder):
             np.testing.assert_array_equal(got[k], ref[k], err_msg=f"sample {k} with {kw}")
 
 
+def test_dct_scaling_is_on_for_training_lists_and_off_for_evaluation_ones(tmp_path):
+    from PIL import Image
+    from conftest import photo
+    for i in range(3):
+        Image.fromarray(photo(480, 360, seed=i)).save(tmp_path / f"{i}.jpg", quality=90)
+    files = [(str(tmp_path / f"{i}.jpg"), 0) for i in range(3)]
+    evaluation = [T.Resize(64), T.CenterCrop(56), T.ToTensor(), T.Normalize([0.5] * 3, [0.5] * 3)]
+    training = [T.RandomResizedCrop(56, scale=(0.9, 1.0)), T.Normalize([0.5] * 3, [0.5] * 3)]
+    assert not sluice.Loader(files, evaluation).options.dct_scaling
+    assert sluice.Loader(files, training).options.dct_scaling
+    assert sluice.Loader(files, evaluation, dct_scaling=True).options.dct_scaling
+    assert not sluice.Loader(files, training, dct_scaling=False).options.dct_scaling
+    # The evaluation list by default is the full decode's pixels (a 1/4 scale decode is not).
+    got = next(iter(sluice.Loader(files, evaluation[:2], batch_size=3, dtype="uint8", layout="NHWC", output="numpy")))[0]
+    full = [run_sample(open(p, "rb").read(), evaluation[:2], dct_scaling=False) for p, _ in files]
+    scaled = [run_sample(open(p, "rb").read(), evaluation[:2], dct_scaling=True) for p, _ in files]
+    np.testing.assert_array_equal(got, np.stack(full))
+    assert not np.array_equal(got, np.stack(scaled))
+
+
 def test_loader_output_is_the_per_sample_path(small_folder):
     loader = sluice.Loader(small_folder, [T.RandomResizedCrop(40), T.RandomHorizontalFlip()],
                            batch_size=6, dtype="uint8", layout="NHWC", seed=9)
@@ -293,8 +313,7 @@ def test_options_are_the_cpp_struct(small_folder):
     import inspect
     defaults = sluice._core.LoaderOptions()
     signature = inspect.signature(sluice.Loader).parameters
-    for name in ("batch_size", "shuffle", "seed", "last_batch", "dtype", "layout", "on_error", "dct_scaling",
-                 "decode_route"):
+    for name in ("batch_size", "shuffle", "seed", "last_batch", "dtype", "layout", "on_error", "decode_route"):
         assert signature[name].default == getattr(defaults, name), name
     assert (defaults.num_threads, defaults.io_threads, defaults.prefetch) == (None, None, None)
     loader = sluice.Loader(small_folder, [T.CenterCrop(8)], batch_size=2, num_threads=1, output="numpy")

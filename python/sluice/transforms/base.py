@@ -20,6 +20,10 @@ class Transform:
     arguments checked) when the transform is constructed. A subclass gives its op's fields
     (:meth:`_fields`); one that has no C++ op (a marker, a batch transform) gives None."""
 
+    # Whether the transform draws random parameters per sample: a list without any is
+    # evaluation-style, decoded at full resolution by default (exact against torchvision).
+    random = True
+
     def _fields(self) -> dict | None:
         raise NotImplementedError
 
@@ -53,6 +57,8 @@ class Compose(Transform):
 
 class Identity(Transform):
     """torchvision's ``Identity``: leaves the sample as it is."""
+
+    random = False
 
     def _fields(self):
         return None

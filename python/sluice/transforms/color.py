@@ -158,6 +158,8 @@ class Grayscale(Transform):
     :class:`RandomGrayscale` with ``p=1``). sluice's outputs have 3 channels, so
     ``num_output_channels`` must be 3."""
 
+    random = False
+
     def __init__(self, num_output_channels: int = 1):
         if num_output_channels != 3:
             raise ValueError(f"Grayscale: num_output_channels={num_output_channels!r} is not supported: sluice's "

@@ -103,12 +103,16 @@ class ToTensor(Transform):
     loader's output already is (``dtype="float32"`` or ``"float16"``, ``layout="NCHW"``), so this
     only marks the place, for seed pipelines that have it; it contradicts ``dtype="uint8"``."""
 
+    random = False
+
     def _fields(self):
         return None
 
 
 class Normalize(Transform):
     """``(x - mean) / std`` per channel on values scaled to [0, 1], as torchvision."""
+
+    random = False
 
     def __init__(self, mean, std, inplace: bool = False):
         self.mean = _forms.one_or_three("Normalize", "mean", mean)

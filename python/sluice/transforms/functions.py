@@ -89,6 +89,8 @@ class Lambda(Transform):
     User functions come after every geometric and colour transform; with ``device="cuda"`` the
     loader runs the list on the CPU and copies the batches to the GPU."""
 
+    random = False
+
     def __init__(self, lambd, *, seed_globals: bool = True):
         if not callable(lambd):
             raise TypeError(f"Lambda: argument should be callable, got {type(lambd).__name__}")

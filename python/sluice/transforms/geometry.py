@@ -30,6 +30,8 @@ class RandomResizedCrop(Transform):
 class Resize(Transform):
     """Resize to ``(h, w)``, or, given one int, so that the shorter edge has that length."""
 
+    random = False
+
     def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None,
                  antialias: bool = True):
         one = _forms.is_int(size) or (isinstance(size, Sequence) and len(size) == 1)
@@ -51,6 +53,8 @@ class Resize(Transform):
 
 class CenterCrop(Transform):
     """Crop the centre (zero-padded when the image is smaller than ``size``)."""
+
+    random = False
 
     def __init__(self, size):
         self.size = _forms.size("CenterCrop", size)
@@ -105,6 +109,8 @@ class RandomVerticalFlip(Transform):
 class Pad(Transform):
     """torchvision's ``Pad``: ``padding`` as there (an int, (left/right, top/bottom) or (left, top,
     right, bottom)); ``padding_mode`` "constant" (``fill``), "edge", "reflect" or "symmetric"."""
+
+    random = False
 
     def __init__(self, padding, fill=0, padding_mode: str = "constant"):
         self.padding = padding
