@@ -56,7 +56,9 @@ set(SLUICE_SOURCES
   src/ops/affine_ops.cc
   src/ops/color_ops.cc
   src/ops/photometric_ops.cc
+  src/ops/random_size_ops.cc
   src/ops/random_apply_op.cc
+  src/ops/choice_order_ops.cc
   src/ops/blur_op.cc
   src/ops/augment_ops.cc
   src/ops/erase_ops.cc

@@ -54,6 +54,41 @@ struct Resize {
 };
 
 // Crop the centre height x width (zero-padded when the image is smaller, as torchvision does).
+// torchvision v2's random resizes, each a Resize of a size drawn per sample (so batches of them
+// are lists unless a fixed-size crop or resize follows):
+//   RandomResize: the shorter side an integer in [min_size, max_size), as Resize(int);
+//   RandomShortestSize: the shorter side one of min_size[0, num_sizes), the longer capped at
+//     max_size (0: none), both sides scaled by that ratio and truncated;
+//   ScaleJitter: fit into target (height, width), times a scale drawn from scale_range,
+//     truncated.
+struct RandomResize {
+  int min_size = 0, max_size = 0;
+  Interpolation interpolation = Interpolation::kBilinear;
+  bool antialias = true;
+};
+struct RandomShortestSize {
+  static constexpr int kMaxSizes = 16;
+  std::array<int, kMaxSizes> min_size = {};
+  int num_sizes = 0;
+  int max_size = 0;
+  Interpolation interpolation = Interpolation::kBilinear;
+  bool antialias = true;
+};
+struct ScaleJitter {
+  int target_height = 0, target_width = 0;
+  std::array<double, 2> scale_range = {0.1, 2.0};
+  Interpolation interpolation = Interpolation::kBilinear;
+  bool antialias = true;
+};
+
+// torchvision's RandomZoomOut: with probability p, the image placed at a random position on a
+// canvas side_range times its size (drawn per sample, side_range[0] >= 1), the rest `fill`.
+struct RandomZoomOut {
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+  std::array<double, 2> side_range = {1.0, 4.0};
+  double p = 0.5;
+};
+
 struct CenterCrop {
   int height = 0, width = 0;
 };
@@ -308,13 +343,39 @@ struct Normalize {
   std::array<float, 3> std = {1.f, 1.f, 1.f};
 };
 
+// Per-sample containers, as markers followed by the transforms they hold (sluice.transforms
+// compiles RandomChoice and RandomOrder of per-sample transforms into these):
+//   RandomChoice: one of the num_options ChoiceOption ranges that follow, option k with weight
+//     p[k] (weights > 0; equal when all are 0);
+//   ChoiceOption: one option, the `count` transforms after it, drawn only when chosen;
+//   RandomOrder: the num_items OrderItem ranges that follow, all drawn, in an order drawn per
+//     sample (colour transforms and filters only);
+//   OrderItem: one item, the `count` transforms after it.
+// Like RandomApply's, an option's or item's transforms keep the output size.
+struct RandomChoice {
+  static constexpr int kMaxOptions = 8;
+  int num_options = 0;
+  std::array<double, kMaxOptions> p = {};
+};
+struct ChoiceOption {
+  int count = 0;
+};
+struct RandomOrder {
+  static constexpr int kMaxItems = 8;
+  int num_items = 0;
+};
+struct OrderItem {
+  int count = 0;
+};
+
 using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
                                RandomVerticalFlip, Pad, RandomRotation, RandomAffine, ColorJitter,
                                RandomGrayscale, GaussianBlur, RandAugment, TrivialAugmentWide, Cutout,
                                RandomErasing, GridMask, GaussianNoise, Normalize, Lambda, RandomSolarize,
                                RandomInvert, RandomPosterize, RandomAutocontrast, RandomEqualize,
                                RandomAdjustSharpness, RandomApply, AutoAugment, RandomChannelPermutation,
-                               RandomPhotometricDistort>;
+                               RandomPhotometricDistort, RandomResize, RandomShortestSize, ScaleJitter,
+                               RandomZoomOut, RandomChoice, ChoiceOption, RandomOrder, OrderItem>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

@@ -1,13 +1,17 @@
-"""The batch transforms of a loader's list (BatchLambda, MixUp, CutMix, RandomChoice), applied
+"""The batch transforms of a loader's list (BatchLambda, MixUp, CutMix, RandomChoice, FiveCrop,
+TenCrop), applied
 to each batch it hands out, in the process that iterates it: on the batch's device, on a CUDA
 stream of the loader's when the batch is on a GPU."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
 
-from .transforms import BatchLambda, CutMix, MixUp, RandomChoice, _common_num_classes, split_batch_functions
+from .transforms import BatchLambda, CutMix, FiveCrop, MixUp, _common_num_classes
+from .transforms.batch import BatchRandomChoice as RandomChoice
+from .transforms.compile import split_positions
 
 
 class BatchFunctions:
@@ -16,22 +20,28 @@ class BatchFunctions:
     CutMix), and the CUDA streams they run on."""
 
     def __init__(self, transforms: Sequence[Any]):
-        self.per_sample, self.transforms = split_batch_functions(transforms)
-        self.positions = list(range(len(self.per_sample), len(transforms)))
+        self.per_sample, self.transforms, self.positions = split_positions(transforms)
+        # FiveCrop or TenCrop, which comes first when there is one, else None.
+        self.crop = next((t for t in self.transforms[:1] if isinstance(t, FiveCrop)), None)
+        self.dtype = "float32"  # the loader's (check_dtype), for the crops of an empty list batch
         self.num_classes = _common_num_classes(self.transforms)
         self.mixers = [m for t in self.transforms for m in t._mixers()]
         self._streams: dict = {}  # CUDA device index -> the stream they run on
 
     def check_dtype(self, dtype: str) -> None:
+        self.dtype = dtype
         if dtype == "uint8" and any(isinstance(m, MixUp) for m in self.mixers):
             raise ValueError("MixUp needs float images (dtype float32 or float16), got dtype='uint8': it "
                              "blends pixel values; use dtype='float32' or 'float16' (CutMix, which copies "
                              "pixels, accepts uint8)")
 
     def check_loader(self, image_size: Any, samples: Any) -> None:
-        """ValueError when the loader's batches cannot take them: images of varying size, or a
-        label outside [0, num_classes) for MixUp and CutMix."""
-        if self.transforms and image_size is None:
+        """ValueError when the loader's batches cannot take them: images of varying size (but for
+        FiveCrop and TenCrop), images smaller than FiveCrop's or TenCrop's crops, or a label
+        outside [0, num_classes) for MixUp and CutMix."""
+        if self.crop is not None and image_size is not None:
+            self.crop.check_fits(*image_size, lambda: "the images (the transforms before it end in that size)")
+        if self.transforms and self.crop is None and image_size is None:
             raise ValueError(
                 f"{self.transforms[0]._name()} needs images of one size (batches that are one tensor), "
                 "but these transforms do not end in a fixed size, so batches would be lists: end the "
@@ -43,11 +53,22 @@ class BatchFunctions:
                     f"{self.mixers[0]._name()}: label {bad[1]} of {bad[0]!r} is outside [0, num_classes) with "
                     f"num_classes={self.num_classes}: every label must be a class index below num_classes")
 
-    def steps(self, key: dict, height: int, width: int) -> list[tuple[Any, dict]]:
+    def output_size(self, image_size: Any) -> Any:
+        """The (height, width) of the images of the batches handed out: FiveCrop's or TenCrop's
+        size when there is one, else that of the per-sample transforms' output."""
+        return image_size if self.crop is None else self.crop.size
+
+    def steps(self, key: dict, height: Any, width: Any) -> list[tuple[Any, dict]]:
         """(transform, its draw) per batch transform for the batch of `key` (seed, epoch, index,
-        rank, schedule), a RandomChoice replaced by what it picked."""
+        rank, schedule), a RandomChoice replaced by what it picked. The images are ``height x
+        width`` (None for a list batch, which only FiveCrop and TenCrop take); after FiveCrop and
+        TenCrop, their size."""
         out = []
         for position, t in zip(self.positions, self.transforms):
+            if t is self.crop:
+                out.append((t, {}))
+                height, width = t.size
+                continue
             params = t.draw(key["seed"], key["epoch"], key["index"], position, height, width, rank=key["rank"],
                             schedule=key["schedule"])
             while isinstance(t, RandomChoice):
@@ -55,19 +76,23 @@ class BatchFunctions:
             out.append((t, params))
         return out
 
-    def apply(self, images: Any, labels: Any, key: dict, size: tuple[int, int], layout: str,
-              as_torch: bool) -> tuple[Any, Any]:
+    def apply(self, images: Any, labels: Any, key: dict, size: tuple[int, int] | None, layout: str,
+              as_torch: bool, *, where: Any = None, device: Any = None) -> tuple[Any, Any]:
         """The batch transforms applied in order to a batch (a tensor or an array; `size` its
-        images' (height, width)) and its labels (made one-hot when there is a MixUp or CutMix),
-        with the draws of `key`. On the GPU they run on a stream of the loader's that waits for
-        the current one, which then waits for it."""
-        if images.shape[0] == 0 and self.num_classes is None:
+        images' (height, width); with FiveCrop or TenCrop, also a list of images, `size` None)
+        and its labels (made one-hot when there is a MixUp or CutMix), with the draws of `key`.
+        `where(i)` names the batch's i-th sample in an error; `device` is where the crops of an
+        empty list go. On the GPU they run on a stream of the loader's that waits for the current
+        one, which then waits for it."""
+        if len(images) == 0 and self.num_classes is None and self.crop is None:
             return images, labels
-        steps = self.steps(key, *size)
-        if not as_torch or images.device.type != "cuda":
-            return self._run(steps, images, labels, layout, as_torch)
+        steps = self.steps(key, *(size or (None, None)))
+        crop = functools.partial(self._crop, layout=layout, as_torch=as_torch, where=where, device=device)
+        first = images[0] if isinstance(images, list) and images else images
+        if not as_torch or isinstance(first, list) or first.device.type != "cuda":
+            return self._run(steps, images, labels, layout, as_torch, crop)
         import torch
-        device = images.device
+        device = first.device
         with torch.cuda.device(device):
             side = self._streams.get(device.index)
             if side is None:
@@ -76,7 +101,7 @@ class BatchFunctions:
             side.wait_stream(current)  # the batch (and its labels) are ready on the current stream
             try:
                 with torch.cuda.stream(side):
-                    out, out_labels = self._run(steps, images, labels, layout, True)
+                    out, out_labels = self._run(steps, images, labels, layout, True, crop)
             finally:
                 # Also after an exception: the batch's memory is released on the current stream,
                 # which must not go ahead of what fn queued on the side stream.
@@ -86,9 +111,22 @@ class BatchFunctions:
             out_labels.record_stream(current)
         return out, out_labels
 
-    def _run(self, steps: list, images: Any, labels: Any, layout: str, as_torch: bool) -> tuple[Any, Any]:
+    def _crop(self, images: Any, *, layout: str, as_torch: bool, where: Any, device: Any) -> Any:
+        """FiveCrop's or TenCrop's stacked crops of a batch (a tensor, an array or a list)."""
+        def empty(shape: tuple) -> Any:
+            if not as_torch:
+                return np.empty(shape, dtype=self.dtype)
+            import torch
+            return torch.empty(shape, dtype=getattr(torch, self.dtype), device=device)
+        return self.crop.crop_batch(images, layout, as_torch, where or (lambda i: f"sample {i} of the batch"),
+                                    empty)
+
+    def _run(self, steps: list, images: Any, labels: Any, layout: str, as_torch: bool,
+             crop: Any) -> tuple[Any, Any]:
         if self.num_classes is not None:
             labels = _one_hot(labels, self.num_classes, as_torch)
+        if steps and steps[0][0] is self.crop:  # FiveCrop or TenCrop comes first
+            images, steps = crop(images), steps[1:]
         if images.shape[0] == 0:  # on_error="skip" left nothing: no function is called
             return images, labels
         owned = as_torch  # the loader's torch batch may change in place; its NumPy arrays are read-only
@@ -104,7 +142,7 @@ class BatchFunctions:
                 out = _cut(images, params["box"], layout, as_torch, owned)
                 owned = owned or out is not images  # a copy is ours
                 images, labels = out, _mix(labels, params["lam_adjusted"], as_torch)
-            else:  # pragma: no cover - split_batch_functions and RandomChoice admit no other kind
+            else:  # pragma: no cover - split_positions and RandomChoice admit no other kind
                 raise TypeError(f"{type(t).__name__} is not a batch transform")
         return images, labels
 

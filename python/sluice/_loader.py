@@ -115,7 +115,9 @@ class Loader:
             cache. Samples are kept as first read until ``cache_budget`` bytes are held (default:
             a quarter of the machine's memory), then the same ones are served every epoch.
             ``stats()["cache"]`` reports hits, misses and bytes held.
-        output: ``"torch"``, ``"numpy"`` or ``"auto"`` (torch when installed).
+        output: ``"torch"``, ``"numpy"``, ``"jax"`` or ``"auto"`` (torch when installed). JAX
+            arrays share the batch's memory (tested on the CPU only); labels are int32 unless
+            ``jax_enable_x64``; batch transforms run in NumPy first (CPU only).
         decode_route: GPU path only. ``"auto"`` splits each batch between the JPEG engines and
             the CPU-side decoders by what the batches before it measured (not reproducible bit
             for bit: which decoder a sample gets depends on timing); ``"hardware"``, ``"hybrid"``
@@ -148,12 +150,9 @@ class Loader:
         # Trailing batch transforms (BatchLambda, MixUp, CutMix, RandomChoice) are applied here, to
         # whole batches; the rest compiles to C++.
         self._batch = BatchFunctions(self._transforms)
-        self._output = resolve_output(output)
         self._device = str(device)
         self._cuda = self._device.startswith("cuda")
-        if self._cuda and self._output != "torch":
-            raise ValueError("device='cuda' yields torch CUDA tensors: install torch, or use device='cpu' "
-                             "for NumPy output")
+        self._output = resolve_output(output, self._cuda, bool(self._batch.transforms))
         # User functions run on the CPU: such a list runs there, and batches are copied over.
         self._upload = self._cuda and any(isinstance(t, Lambda) for t in self._batch.per_sample)
         rank, world_size = shard(rank, world_size)
@@ -239,8 +238,8 @@ class Loader:
 
     @property
     def output_size(self) -> tuple[int, int] | None:
-        """(height, width) of every image, or None when it varies (batches are lists)."""
-        return self._core.output_size
+        """(height, width) of every image (FiveCrop's crop), or None when it varies (lists)."""
+        return self._batch.output_size(self._core.output_size)
 
     @property
     def classes(self) -> list[str]:

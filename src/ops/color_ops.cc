@@ -1,6 +1,7 @@
 // The op table's entries for ColorJitter, RandomGrayscale, RandomSolarize, RandomInvert,
 // RandomPosterize, RandomAutocontrast and RandomEqualize (colour steps on the resampled image,
 // kernels/color), and RandomAdjustSharpness (a filter pass, kernels/filter).
+#include <array>
 #include <cmath>
 #include <utility>
 
@@ -114,7 +115,12 @@ void RegisterColorOps(OpRegistry* registry) {
   jitter.validate = [](const ColorJitter& t) {
     return CheckColorRanges("ColorJitter", t.brightness, t.contrast, t.saturation, t.hue);
   };
-  jitter.place = [](const ColorJitter&, ListState* list) { return list->AddPixelSteps(4, 0); };
+  jitter.place = [](const ColorJitter& t, ListState* list) {
+    // The adjustments whose range is not the identity (the ones DrawJitter adds).
+    const int steps = (t.brightness != std::array<double, 2>{1.0, 1.0}) + (t.contrast != std::array<double, 2>{1.0, 1.0}) +
+                      (t.saturation != std::array<double, 2>{1.0, 1.0}) + (t.hue != std::array<double, 2>{0.0, 0.0});
+    return list->AddPixelSteps(steps, 0);
+  };
   jitter.draw = DrawJitter;
   registry->Add(std::move(jitter));
 

@@ -4,6 +4,7 @@ namespace sluice {
 
 void RegisterImageOps(OpRegistry* registry) {
   RegisterResizeCropOps(registry);
+  RegisterRandomSizeOps(registry);
   RegisterFlipOps(registry);
   RegisterAffineOps(registry);
   RegisterColorOps(registry);
@@ -13,6 +14,7 @@ void RegisterImageOps(OpRegistry* registry) {
   RegisterEraseOps(registry);
   RegisterFinishOps(registry);
   RegisterRandomApplyOp(registry);
+  RegisterChoiceOrderOps(registry);
 }
 
 const OpRegistry& ImageOps() {

@@ -10,6 +10,7 @@
 namespace sluice {
 
 void RegisterResizeCropOps(OpRegistry* registry);  // crops, resizes, padding
+void RegisterRandomSizeOps(OpRegistry* registry);  // resizes to drawn sizes, zoom-out
 void RegisterFlipOps(OpRegistry* registry);        // flips
 void RegisterAffineOps(OpRegistry* registry);      // rotations, affine warps
 void RegisterColorOps(OpRegistry* registry);       // colour steps
@@ -19,6 +20,7 @@ void RegisterAugmentOps(OpRegistry* registry);     // RandAugment, TrivialAugmen
 void RegisterEraseOps(OpRegistry* registry);       // Cutout, RandomErasing, GridMask
 void RegisterFinishOps(OpRegistry* registry);      // Normalize, GaussianNoise, Lambda
 void RegisterRandomApplyOp(OpRegistry* registry);  // RandomApply
+void RegisterChoiceOrderOps(OpRegistry* registry); // RandomChoice, RandomOrder and their ranges
 
 }  // namespace sluice
 

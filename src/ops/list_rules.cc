@@ -1,5 +1,7 @@
 #include "ops/list_rules.h"
 
+#include <string_view>
+
 #include "kernels/color/color_params.h"
 #include "kernels/erase/erase_params.h"
 #include "ops/sample_geometry.h"
@@ -8,8 +10,13 @@ namespace sluice {
 
 Status ListState::CheckOrder(OpKind kind, const char* name) const {
   if (!gates.empty() && (kind == OpKind::kFunction || kind == OpKind::kNormalize))
-    return Unsupported(name, " inside RandomApply is not supported; put it after the RandomApply");
+    return Unsupported(name, " inside ", gates.back().owner, " is not supported; put it after the ",
+                       gates.back().owner);
   if (kind == OpKind::kGate) return Status::OK();
+  for (const Gate& g : gates)
+    if (g.owner == std::string_view("RandomOrder") && kind != OpKind::kPixel)
+      return Unsupported("RandomOrder of ", name,
+                         " is not supported: only colour transforms and filters are reordered per sample");
   if (kind == OpKind::kFunction) return Status::OK();  // Lambda's own entry places it
   if (!finished_fns.empty() || (!pixel_fns.empty() && kind != OpKind::kNormalize))
     return Unsupported(name, " after ", (finished_fns.empty() ? pixel_fns : finished_fns).front().fn.name,
@@ -36,12 +43,28 @@ Status ListState::CheckOrder(OpKind kind, const char* name) const {
   return Status::OK();
 }
 
-Status ListState::OpenGate(int count) {
+Status ListState::OpenGate(int count, const char* owner) {
   const uint32_t end = placed + 1 + static_cast<uint32_t>(count);
   if (!gates.empty() && end > gates.back().end)
-    return InvalidArgument("RandomApply: its ", count, " transforms reach past the RandomApply around it");
-  gates.push_back(Gate{end, out_height, out_width});
+    return InvalidArgument(owner, ": its ", count, " transforms reach past the ", gates.back().owner, " around it");
+  gates.push_back(Gate{end, out_height, out_width, owner});
   return Status::OK();
+}
+
+Status ListState::OpenBlock(int items, bool order) {
+  blocks.push_back(Block{items, placed + 1, order});
+  return Status::OK();
+}
+
+Status ListState::BlockItem(int count, bool order) {
+  const char* owner = order ? "RandomOrder" : "RandomChoice";
+  if (blocks.empty() || blocks.back().next != placed || blocks.back().order != order)
+    return InvalidArgument(order ? "OrderItem" : "ChoiceOption", " must follow its ", owner,
+                           " or the previous range of it");
+  Block& b = blocks.back();
+  b.next = placed + 1 + static_cast<uint32_t>(count);
+  if (--b.remaining == 0) blocks.pop_back();
+  return OpenGate(count, owner);
 }
 
 Status ListState::Record(OpKind kind, const char* name) {
@@ -57,7 +80,7 @@ Status ListState::Record(OpKind kind, const char* name) {
   ++placed;
   for (; !gates.empty() && gates.back().end == placed; gates.pop_back())
     if (gates.back().out_height != out_height || gates.back().out_width != out_width)
-      return Unsupported("RandomApply of transforms that change the output size (", name,
+      return Unsupported(gates.back().owner, " of transforms that change the output size (", name,
                          " ends it) is not supported: a batch's samples would differ in size");
   return Status::OK();
 }

@@ -31,7 +31,7 @@ enum class OpKind : uint8_t {
   kErase,      // erasing, in the finish step
   kNormalize,  // Normalize
   kFunction,   // user functions (Lambda)
-  kGate,       // RandomApply: the ops after it are drawn or skipped together
+  kGate,       // RandomApply, RandomChoice, RandomOrder and their ranges: markers of the ops after them
 };
 
 // A user function of the list, and its position there (the op index of its random stream).
@@ -55,8 +55,15 @@ struct ListState {
   struct Gate {
     uint32_t end;                 // the position after its last op
     int out_height, out_width;    // the output size when it opened
+    const char* owner;            // "RandomApply", "RandomChoice" or "RandomOrder"
   };
-  std::vector<Gate> gates;        // RandomApply ranges open at the op being placed, innermost last
+  std::vector<Gate> gates;        // gated ranges open at the op being placed, innermost last
+  struct Block {                  // a RandomChoice's options or a RandomOrder's items to come
+    int remaining;
+    uint32_t next;                // where the next one's marker must stand
+    bool order;
+  };
+  std::vector<Block> blocks;
 
   // Whether an op of `kind` named `name` may come next (Unsupported naming both, if not).
   Status CheckOrder(OpKind kind, const char* name) const;
@@ -64,8 +71,12 @@ struct ListState {
   // (Unsupported when their ops changed the output size).
   Status Record(OpKind kind, const char* name);
   // For RandomApply's `place`: the next `count` ops are gated together (InvalidArgument when
-  // they reach past a RandomApply around it).
-  Status OpenGate(int count);
+  // they reach past a range around it).
+  Status OpenGate(int count, const char* owner = "RandomApply");
+  // For RandomChoice's and RandomOrder's `place`: `items` ranges follow, each behind its marker.
+  Status OpenBlock(int items, bool order);
+  // For ChoiceOption's and OrderItem's `place`: the next of the open block's ranges, `count` ops.
+  Status BlockItem(int count, bool order);
 
   // For the ops' `place`: a pixel transform that adds up to `steps` colour adjustments and
   // `filters` filters per sample; an erasing transform that adds up to `rects` rectangles.

@@ -187,6 +187,31 @@ Status SampleDraw::Warp(const AffineParams& affine, transforms::Interpolation in
   return Status::OK();
 }
 
+Status SampleDraw::OpenChoice(int chosen, int options) {
+  if (num_choices_ == kMaxNesting)
+    return Unsupported("more than ", kMaxNesting, " RandomChoice nested inside each other");
+  choices_[num_choices_++] = Choice{chosen, 0, options};
+  return Status::OK();
+}
+
+bool SampleDraw::NextOptionChosen() {
+  if (num_choices_ == 0) return true;  // Plan::Create checks that options follow their choice
+  Choice& c = choices_[num_choices_ - 1];
+  const bool chosen = c.next++ == c.chosen;
+  if (c.next == c.options) --num_choices_;
+  return chosen;
+}
+
+void SampleDraw::Order(const int* perm, int n) {
+  std::copy(perm, perm + n, order_);
+  order_n_ = n;
+}
+
+int SampleDraw::TakeOrder(int* perm) {
+  std::copy(order_, order_ + order_n_, perm);
+  return std::exchange(order_n_, 0);
+}
+
 void SampleDraw::AddColor(ColorKind kind, double factor) {
   ColorOps& c = out_->color;
   // The factor as torchvision uses it (float32), and _blend's 1 - ratio (in double, then float).

@@ -84,6 +84,14 @@ class SampleDraw {
   // The next `count` ops of the list draw nothing (a RandomApply not applied); Plan::Draw takes it.
   void Skip(int count) { skip_ = count; }
   int TakeSkip() { return std::exchange(skip_, 0); }
+  // A RandomChoice drew option `chosen` of `options`; each ChoiceOption asks whether it is the
+  // one (the last closes the choice). Unsupported past kMaxNesting choices inside each other.
+  Status OpenChoice(int chosen, int options);
+  bool NextOptionChosen();
+  // A RandomOrder drew the order of its `n` items (perm[k]: the item drawn k-th); Plan::Draw
+  // takes it and draws the items in that order.
+  void Order(const int* perm, int n);
+  int TakeOrder(int* perm);
 
   EraseOps& erase() { return out_->erase; }
   NoiseParams& noise() { return out_->noise; }
@@ -127,6 +135,14 @@ class SampleDraw {
   bool warp_fill_set_ = false;  // its window pads with warp_.pad_fill
   bool normalized_ = false;
   int skip_ = 0;
+  static constexpr int kMaxNesting = 8;
+  struct Choice {
+    int chosen, next, options;
+  };
+  Choice choices_[kMaxNesting];
+  int num_choices_ = 0;
+  int order_[transforms::RandomOrder::kMaxItems];
+  int order_n_ = 0;
 };
 
 }  // namespace sluice

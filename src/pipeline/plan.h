@@ -18,6 +18,7 @@
 
 #include "kernels/finish/finish_params.h"
 #include "ops/list_rules.h"
+#include "ops/sample_draw.h"
 #include "ops/sample_geometry.h"
 #include "sluice/status.h"
 #include "sluice/transforms.h"
@@ -58,6 +59,8 @@ class Plan {
   const std::vector<transforms::Transform>& transforms() const { return transforms_; }
 
  private:
+  Status DrawRange(size_t begin, size_t end, SampleDraw* draw) const;
+
   std::vector<transforms::Transform> transforms_;
   ListState list_;
 };

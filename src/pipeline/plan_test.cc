@@ -573,5 +573,53 @@ TEST(PlanTest, SegmentsReproduceTorchvisionSemantics) {
   ExpectPlanMatchesSimulation({RandomHorizontalFlip{}, RandomResizedCrop{24, 24}}, 1, "flip+rrc");
 }
 
+TEST(PlanTest, ChoiceAndOrderRangesMustFollowTheirMarker) {
+  const ColorJitter bright{{1.5, 1.5}};
+  const RandomGrayscale gray{1.0};
+  EXPECT_TRUE(CreateStatus({RandomChoice{2, {1, 1}}, ChoiceOption{1}, bright, ChoiceOption{1}, gray}).ok());
+  EXPECT_TRUE(CreateStatus({RandomOrder{2}, OrderItem{1}, bright, OrderItem{0}}).ok());
+  const struct {
+    std::vector<Transform> list;
+    std::string message;
+  } bad[] = {
+      {{ChoiceOption{1}, bright}, "ChoiceOption must follow its RandomChoice"},
+      {{RandomChoice{2, {1, 1}}, ChoiceOption{1}, bright}, "RandomChoice expects 1 more range(s)"},
+      {{RandomChoice{2, {1, 1}}, ChoiceOption{1}, bright, OrderItem{1}, gray}, "OrderItem must follow its RandomOrder"},
+      {{RandomOrder{1}, OrderItem{1}, CenterCrop{8, 8}}, "RandomOrder of CenterCrop is not supported"},
+      {{RandomChoice{1, {1}}, ChoiceOption{3}, bright}, "RandomChoice holds 2 transform(s) more than the list has"},
+  };
+  for (const auto& c : bad) {
+    const Status s = CreateStatus(c.list);
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << s.message();
+  }
+}
+
+TEST(PlanTest, ChoiceDrawsOneOptionAndOrderEveryItem) {
+  const ColorJitter bright{{1.5, 1.5}};
+  const RandomGrayscale gray{1.0};
+  const RandomSolarize solar{100.0, 1.0};
+  Result<Plan> plan = Plan::Create({RandomChoice{2, {1, 3}}, ChoiceOption{1}, bright, ChoiceOption{2}, gray, solar,
+                                    RandomOrder{2}, OrderItem{1}, ColorJitter{{1.0, 1.0}, {0.5, 0.5}}, OrderItem{0}});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  int second = 0, contrast_last = 0;
+  for (uint64_t i = 0; i < 400; ++i) {
+    SampleGeometry g;
+    ASSERT_TRUE(plan->Draw(40, 30, SampleKey{7, 0, i}, &g).ok());
+    const ColorOps& c = g.color;
+    ASSERT_TRUE(c.num_steps == 2 || c.num_steps == 3) << c.num_steps;  // one option, then the contrast
+    if (c.num_steps == 3) {
+      ++second;
+      EXPECT_EQ(c.steps[0].kind, ColorKind::kGrayscale);
+      EXPECT_EQ(c.steps[1].kind, ColorKind::kSolarize);
+    } else {
+      EXPECT_EQ(c.steps[0].kind, ColorKind::kBrightness);
+    }
+    contrast_last += c.steps[c.num_steps - 1].kind == ColorKind::kContrast;
+  }
+  EXPECT_NEAR(second, 300, 40);  // weights 1:3
+  EXPECT_EQ(contrast_last, 400);  // the empty item moves nothing
+}
+
 }  // namespace
 }  // namespace sluice

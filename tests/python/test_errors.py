@@ -207,7 +207,7 @@ def test_empty_list():
     (dict(decode_route="hardware"), ValueError, "decode_route='hardware' needs device='cuda'"),
     (dict(gpu_memory_budget=0), ValueError, "gpu_memory_budget must be >= 1"),
     (dict(seed=-1), ValueError, "seed must be an int"),
-    (dict(output="jax"), ValueError, "output must be"),
+    (dict(output="tensorflow"), ValueError, "output must be"),
 ])
 def test_bad_loader_arguments(small_folder, kwargs, exc, match):
     with pytest.raises(exc, match=match):

@@ -386,6 +386,15 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
     expanded = [ST.Resize((40, 48)), ST.RandomRotation(35, expand=True, interpolation="bilinear"), ST.Resize((40, 40)),
                 ST.ToTensor()]
     assert_gpu_loader_matches_cpu(small_folder, expanded, route)
+    sizes = [ST.RandomShortestSize([40, 56], max_size=90), ST.ScaleJitter((48, 48), (0.8, 1.2)),
+             ST.RandomZoomOut(fill=(9, 99, 199), side_range=(1.0, 2.0), p=0.7), ST.RandomResize(40, 56),
+             ST.CenterCrop(36), ST.ToTensor()]
+    assert_gpu_loader_matches_cpu(small_folder, sizes, route)
+    containers = [ST.Resize((48, 48)), ST.RandomChoice([ST.RandomRotation(20), ST.RandomHorizontalFlip(p=1.0)]),
+                  ST.RandomOrder([ST.ColorJitter(0.4, 0.4), ST.RandomSolarize(140), ST.GaussianBlur(3)]),
+                  ST.RandomChoice([ST.RandomGrayscale(1.0), ST.RandomApply([ST.RandomInvert(1.0)], p=0.5)], p=[1, 2]),
+                  ST.ToTensor()]
+    assert_gpu_loader_matches_cpu(small_folder, containers, route)
     assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((40, 48)), ST.RandomRotation(10),
                                                  ST.Pad((3, 1, 2, 5), padding_mode="symmetric"),
                                                  ST.Pad(2, padding_mode="edge"), ST.ToTensor()], route)

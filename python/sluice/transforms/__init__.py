@@ -14,23 +14,26 @@ to each whole batch, with parameters from ``(seed, epoch, batch index, position 
 from __future__ import annotations
 
 from .base import RGB, Compose, Identity, InterpolationMode, ToImage, Transform
-from .batch import BatchLambda, BatchTransform, CutMix, MixUp, RandomChoice, _common_num_classes
+from .batch import BatchLambda, BatchRandomChoice, BatchTransform, CutMix, MixUp, _common_num_classes
 from .color import (AutoAugment, AutoAugmentPolicy, ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness,
                     RandomAutocontrast, RandomChannelPermutation, RandomEqualize, RandomGrayscale, RandomInvert,
                     RandomPhotometricDistort, RandomPosterize, RandomSolarize, TrivialAugmentWide)
 from .compile import compile_specs, flatten, split_batch_functions
-from .containers import RandomApply
+from .containers import RandomApply, RandomChoice, RandomOrder
 from .from_torchvision import from_torchvision
 from .finish import Cutout, GaussianNoise, GridMask, Normalize, RandomErasing, ToTensor
 from .functions import Lambda
+from .multi_crop import FiveCrop, TenCrop
 from .geometry import (CenterCrop, Pad, RandomAffine, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,
                        RandomRotation, RandomVerticalFlip, Resize)
+from .random_size import RandomResize, RandomShortestSize, RandomZoomOut, ScaleJitter
 
 __all__ = [
     "InterpolationMode",
     "Transform",
     "Compose",
     "RandomApply",
+    "RandomOrder",
     "Identity",
     "RGB",
     "ToImage",
@@ -41,6 +44,10 @@ __all__ = [
     "RandomHorizontalFlip",
     "RandomVerticalFlip",
     "Pad",
+    "RandomResize",
+    "RandomShortestSize",
+    "ScaleJitter",
+    "RandomZoomOut",
     "RandomRotation",
     "RandomAffine",
     "Cutout",
@@ -71,5 +78,7 @@ __all__ = [
     "MixUp",
     "CutMix",
     "RandomChoice",
+    "FiveCrop",
+    "TenCrop",
     "from_torchvision",
 ]

@@ -9,6 +9,7 @@ from typing import Any, Iterable, Sequence
 
 from . import _forms
 from .base import Transform
+from .containers import RandomChoice
 
 
 def _size(owner: str, height: Any, width: Any) -> tuple[int, int]:
@@ -46,8 +47,8 @@ class BatchTransform(Transform):
 
     _random = False  # whether draw() consumes random numbers
 
-    def _name(self) -> str:
-        return type(self).__name__
+    def _name(self) -> str:  # the name users write (RandomChoice makes a BatchRandomChoice)
+        return "RandomChoice" if isinstance(self, RandomChoice) else type(self).__name__
 
     def _fields(self):
         return None  # applied by the loader in Python, to whole batches
@@ -100,7 +101,8 @@ class BatchLambda(BatchTransform):
     A return of another kind, shape, dtype or device raises TypeError or ValueError naming
     ``BatchLambda(<fn's name>)``; an exception raised by ``fn`` propagates with a note naming it
     (on Python < 3.11, which has no notes, as a RuntimeError naming it, chained to the original).
-    The images must have a fixed size (batches that are tensors, not lists)."""
+    The images must have a fixed size (batches that are tensors, not lists), or it must come after
+    :class:`FiveCrop` or :class:`TenCrop`: then ``fn`` gets their stacked crops, ``N x 5 x C x h x w``."""
 
     def __init__(self, fn):
         if not callable(fn):
@@ -220,15 +222,16 @@ def _common_num_classes(transforms: Iterable[BatchTransform]) -> int | None:
     return None if first is None else first.num_classes
 
 
-class RandomChoice(BatchTransform):
-    """torchvision's ``RandomChoice`` for batch transforms: per batch, one of ``transforms``
+class BatchRandomChoice(BatchTransform, RandomChoice):
+    """torchvision's ``RandomChoice`` of batch transforms (what ``RandomChoice`` of them makes): per
+    batch, one of ``transforms``
     (:class:`MixUp`, :class:`CutMix`, :class:`BatchLambda` or another RandomChoice), picked
     with the weights ``p`` (default: equal; normalized to sum 1, as torchvision does), e.g.
     ``RandomChoice([CutMix(num_classes=1000), MixUp(num_classes=1000)])``. The pick and the
     picked transform's parameters come from the same per-batch generator; :meth:`draw` gives
     ``{"index": i, "transform": transforms[i], "params": transforms[i]'s draw}``. With a MixUp or
     CutMix among ``transforms``, every batch's labels are one-hot (see :class:`MixUp`), whichever
-    is picked. Per-sample transforms are refused: they go before it in the loader's list."""
+    is picked."""
 
     _random = True
 
@@ -245,6 +248,9 @@ class RandomChoice(BatchTransform):
                 raise TypeError(f"{owner}: item {i} is {t!r}, not a batch transform: RandomChoice picks one "
                                 "of MixUp, CutMix, BatchLambda or RandomChoice per batch (per-sample "
                                 "transforms go before it in the loader's list)")
+            if getattr(t, "_stacks_crops", False):
+                raise ValueError(f"{owner}: item {i} is {t._name()}, which gives every batch a crop axis: it "
+                                 "cannot be a random pick (put it first among the batch transforms)")
         if p is None:
             weights = [1.0] * len(items)
         else:

@@ -7,12 +7,13 @@ import types
 from typing import Any, Sequence
 
 from .. import _core
-from .base import Compose, Transform
-from .batch import BatchTransform
-from .containers import RandomApply
+from .base import Compose, Identity, Transform
+from .batch import BatchLambda, BatchTransform
+from .containers import RandomApply, RandomChoice, RandomOrder
 from .finish import GaussianNoise, Normalize, RandomErasing, ToTensor
 from .from_torchvision import from_torchvision, is_torchvision
 from .functions import Lambda
+from .multi_crop import FiveCrop
 
 
 def compile_specs(transforms: Sequence[Transform], as_torch: bool, holders: list) -> list[Any]:
@@ -35,6 +36,14 @@ def _compile(transforms: Sequence[Transform], finished: bool, as_torch: bool, ho
             continue
         if isinstance(t, BatchTransform):  # no C++ spec: the loader applies it to whole batches
             continue
+        if isinstance(t, (RandomChoice, RandomOrder)):  # a marker, then each item behind its own
+            specs.append(t._marker())
+            for item in t.transforms:
+                inner, _ = _compile(item, finished, as_torch, holders)
+                specs.append(_core.transforms.make("ChoiceOption" if isinstance(t, RandomChoice) else "OrderItem",
+                                                   dict(count=len(inner))))
+                specs.extend(inner)
+            continue
         if isinstance(t, (ToTensor, Normalize)):
             finished = True
         if isinstance(t, Lambda):
@@ -52,20 +61,54 @@ def _compile(transforms: Sequence[Transform], finished: bool, as_torch: bool, ho
     return specs, finished
 
 
+# What may follow FiveCrop/TenCrop: per-pixel finishing and the no-ops, which commute with
+# cropping, so they are applied before it, to each sample.
+_COMMUTES_WITH_CROPS = (ToTensor, Normalize, Identity)
+
+
 def split_batch_functions(transforms: Sequence[Transform]) -> tuple[list[Transform], list[BatchTransform]]:
     """A flat list as (the per-sample transforms, the trailing batch transforms in order:
-    BatchLambda, MixUp, CutMix, RandomChoice, in any order among themselves). Raises ValueError
-    when anything else comes after a batch transform."""
+    BatchLambda, MixUp, CutMix, RandomChoice, in any order among themselves; or FiveCrop or
+    TenCrop first, then only BatchLambda). ToTensor, Normalize (and Identity, RGB, ToImage) right
+    after a FiveCrop or TenCrop are moved before it, to the per-sample transforms: they work per
+    pixel, so they commute with cropping. Raises ValueError, naming both, when anything else
+    comes after a batch transform, FiveCrop or TenCrop is not the first batch transform, or
+    MixUp, CutMix or RandomChoice follows it."""
+    per_sample, batch, _ = split_positions(transforms)
+    return per_sample, batch
+
+
+def split_positions(transforms: Sequence[Transform]) -> tuple[list[Transform], list[BatchTransform], list[int]]:
+    """split_batch_functions's two lists, and the batch transforms' positions in `transforms`."""
+    per_sample: list[Transform] = []
+    batch: list[BatchTransform] = []
+    positions: list[int] = []
     for i, t in enumerate(transforms):
         if isinstance(t, BatchTransform):
-            for later in transforms[i + 1:]:
-                if not isinstance(later, BatchTransform):
-                    what = later._name() if isinstance(later, Lambda) else type(later).__name__
-                    raise ValueError(
-                        f"{what} after {t._name()} is not supported: {type(t).__name__} runs on whole "
-                        f"finished batches, so it must come after every other transform")
-            return list(transforms[:i]), list(transforms[i:])  # type: ignore[return-value]
-    return list(transforms), []
+            _check_after(batch, t)
+            batch.append(t)
+            positions.append(i)
+        elif not batch or (isinstance(t, _COMMUTES_WITH_CROPS) and isinstance(batch[-1], FiveCrop)):
+            per_sample.append(t)
+        else:
+            last = batch[-1]
+            what = t._name() if isinstance(t, Lambda) else type(t).__name__
+            hint = (" (only ToTensor and Normalize may follow it: they work per pixel, so they are applied "
+                    "before it)" if isinstance(last, FiveCrop) else "")
+            raise ValueError(f"{what} after {last._name()} is not supported: {type(last).__name__} runs on whole "
+                             f"finished batches, so it must come after every other transform{hint}")
+    return per_sample, batch, positions
+
+
+def _check_after(batch: list[BatchTransform], t: BatchTransform) -> None:
+    """ValueError when batch transform `t` may not follow those of `batch`: FiveCrop and TenCrop
+    come first, and only BatchLambda after them."""
+    if isinstance(t, FiveCrop) and batch:
+        raise ValueError(f"{t._name()} after {batch[-1]._name()} is not supported: {t._name()} must be the first "
+                         "batch transform (its batches gain a crop axis)")
+    if batch and isinstance(batch[0], FiveCrop) and not isinstance(t, BatchLambda):
+        raise ValueError(f"{t._name()} after {batch[0]._name()} is not supported: only BatchLambda may follow "
+                         f"{batch[0]._name()} (its batches are stacks of crops, N x {batch[0]._n_crops} x ...)")
 
 
 def flatten(transform: Any) -> list[Transform]:

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from .base import Compose, Identity, ToImage, Transform
-from .containers import RandomApply
+from .containers import RandomApply, RandomChoice, RandomOrder
 from .finish import ToTensor
 from .functions import Lambda
 
@@ -46,10 +46,26 @@ def from_torchvision(transform: Any) -> list[Transform]:
     for item in _items(transform):
         where = f"from_torchvision: item {len(out)} ({type(item).__name__})"
         try:
+            _check_not_stacking(item, out)
             out.append(_convert(item))
         except (TypeError, ValueError, NotImplementedError) as e:
             raise type(e)(f"{where}: {e}") from None
     return out
+
+
+def _check_not_stacking(item: Any, before: list[Transform]) -> None:
+    """ValueError for a Lambda after FiveCrop or TenCrop: torchvision's usual
+    ``Lambda(lambda crops: torch.stack([...]))``, which sluice's stacked crops make void."""
+    crop = next((t for t in before if getattr(t, "_stacks_crops", False)), None)
+    if is_torchvision(item):
+        is_lambda = type(item).__name__ == "Lambda"
+    else:
+        is_lambda = callable(item) and not isinstance(item, Transform)
+    if crop is not None and is_lambda:
+        name = crop._name()
+        raise ValueError(f"a Lambda after {name} cannot be converted: sluice's {name} stacks the crops itself (each "
+                         f"batch is N x {crop._n_crops} x C x h x w), so drop that Lambda; for ToTensor or Normalize on "
+                         f"each crop, put sluice's or torchvision's ToTensor and Normalize after {name} instead")
 
 
 def _items(transform: Any) -> list[Any]:
@@ -70,6 +86,10 @@ def _convert(t: Any) -> Transform:
     name = type(t).__name__
     if name == "RandomApply":
         return RandomApply(from_torchvision(list(t.transforms)), p=t.p)
+    if name in ("RandomChoice", "RandomOrder"):  # each item converted first (a MixUp stays a batch one)
+        items = [from_torchvision(item) for item in t.transforms]
+        items = [i[0] if len(i) == 1 else i for i in items]
+        return RandomChoice(items, p=getattr(t, "p", None)) if name == "RandomChoice" else RandomOrder(items)
     if name == "Lambda":
         return Lambda(t.lambd)
     if name in _CONVERSIONS:
