@@ -26,6 +26,7 @@ set(SLUICE_SOURCES
   src/io/shard_disk_cache.cc
   src/io/shard_stream.cc
   src/io/stream_order.cc
+  src/io/weighted_source.cc
   src/io/stream_source.cc
   src/io/stream_session.cc
   src/codec/image_info.cc

@@ -70,7 +70,8 @@ class Source {
   // Class names in label order (ImageFolder's folders); empty when the source has none.
   virtual const std::vector<std::string>& classes() const;
 
-  // The order of epoch `epoch`: global position -> sample index, every index once; rank r of
+  // The order of epoch `epoch`: global position -> sample index, every index once (a weighted
+  // source, io/weighted_source.h, may repeat indices); rank r of
   // `world_size` takes positions r, r + world_size, ... The default is a permutation drawn from
   // (seed, epoch), or 0, 1, 2, ... without shuffle, the same for every world size. A source whose
   // samples are read as streams lays it out so that each rank's positions follow its streams.

@@ -14,7 +14,7 @@ from . import _core, _state
 from ._batch_functions import BatchFunctions
 from ._convert import resolve_output
 from ._epoch import EpochIterator
-from ._options import DEFAULTS, dtype_name, make_options, shard, source_arg
+from ._options import DEFAULTS, cache_bytes, dtype_name, epoch_arg, make_options, shard, source_arg, weighted
 from .transforms import Lambda, compile_specs, flatten
 from .transforms.functions import running_for
 
@@ -39,29 +39,6 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _cache_bytes(cache: Any, budget: Any) -> int:
-    """The memory cache's budget in bytes (0: no cache) from the cache and cache_budget arguments."""
-    if cache is None:
-        if budget is not None:
-            raise ValueError("cache_budget is given but cache is None: pass cache=\"memory\"")
-        return 0
-    if cache != "memory":
-        raise ValueError(f"cache must be \"memory\" or None, got {cache!r}")
-    if budget is None:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise ValueError(f"cache_budget must be an int >= 1 (bytes), got {budget!r}")
-    return budget
-
-
-def _epoch_arg(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
-    return value
 
 
 class Loader:
@@ -115,6 +92,11 @@ class Loader:
             cache. Samples are kept as first read until ``cache_budget`` bytes are held (default:
             a quarter of the machine's memory), then the same ones are served every epoch.
             ``stats()["cache"]`` reports hits, misses and bytes held.
+        weights: one weight per sample (a sequence, NumPy array or tensor): each epoch's
+            ``len(source)`` positions are drawn with these odds, as PyTorch's
+            ``WeightedRandomSampler`` (``replacement=True``: samples may repeat; ``False``: each
+            once, heavier ones earlier). Positions are sharded, resumed and delivered exactly once
+            like any epoch's; ``shuffle`` stays False. Not for streamed shards.
         output: ``"torch"``, ``"numpy"``, ``"jax"`` or ``"auto"`` (torch when installed). JAX
             arrays share the batch's memory (tested on the CPU only); labels are int32 unless
             ``jax_enable_x64``; batch transforms run in NumPy first (CPU only).
@@ -145,7 +127,7 @@ class Loader:
                  decode_route: str = DEFAULTS.decode_route, gpu_memory_budget: int | None = None,
                  rank: int | None = None, world_size: int | None = None,
                  max_file_bytes: int = DEFAULTS.max_file_bytes, cache: str | None = None,
-                 cache_budget: int | None = None):
+                 cache_budget: int | None = None, weights: Any = None, replacement: bool = True):
         self._transforms = flatten(transform)
         # Trailing batch transforms (BatchLambda, MixUp, CutMix, RandomChoice) are applied here, to
         # whole batches; the rest compiles to C++.
@@ -162,14 +144,14 @@ class Loader:
             num_threads=num_threads, io_threads=io_threads, prefetch=prefetch,
             dct_scaling=any(t.random for t in self._batch.per_sample) if dct_scaling is None else dct_scaling,
             decode_route=decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size,
-            max_file_bytes=max_file_bytes, memory_cache_bytes=_cache_bytes(cache, cache_budget))
+            max_file_bytes=max_file_bytes, memory_cache_bytes=cache_bytes(cache, cache_budget))
         self._check_dtype(options.dtype)
         self._functions: list = []  # user functions (Lambda): the C++ loader reaches them weakly
         # Serializes iterating (starting an epoch, taking a batch) and load_state_dict between
         # threads; close() and stats() do not take it.
         self._lock = threading.Lock()
         specs = compile_specs(self._batch.per_sample, self._output == "torch", self._functions)
-        self._core = _core.Loader.create(source_arg(source), specs, options)
+        self._core = _core.Loader.create(weighted(source, source_arg(source), weights, replacement, shuffle), specs, options)
         self._dataset = source
         _LIVE.add(self)  # closed at exit, before the interpreter stops running Python code
         try:
@@ -259,7 +241,7 @@ class Loader:
         """Use ``epoch`` for the next iteration (reshuffles and redraws augmentations). After
         :meth:`load_state_dict`, only the epoch it resumes is accepted (another would drop the
         resume)."""
-        epoch = _epoch_arg("epoch", epoch)
+        epoch = epoch_arg("epoch", epoch)
         pending = self._pending_state
         if pending is not None and epoch != pending["next_epoch"]:
             raise ValueError(f"set_epoch({epoch}) after load_state_dict(), which resumes epoch "
@@ -342,7 +324,7 @@ class Loader:
         dataset (other files, labels or size), seed or shuffle setting, or a malformed one.
         """
         core = _state.from_dict(state)
-        next_epoch = _epoch_arg("next_epoch", core.pop("next_epoch"))
+        next_epoch = epoch_arg("next_epoch", core.pop("next_epoch"))
         with self._driving():
             self._core.load_state(core)
             self._next_epoch = next_epoch

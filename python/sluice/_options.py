@@ -82,3 +82,40 @@ def make_options(**values: Any) -> Any:
         if value is not None:
             setattr(options, name, value)
     return options
+
+
+def cache_bytes(cache: Any, budget: Any) -> int:
+    """The memory cache's budget in bytes (0: no cache) from the cache and cache_budget arguments."""
+    if cache is None:
+        if budget is not None:
+            raise ValueError("cache_budget is given but cache is None: pass cache=\"memory\"")
+        return 0
+    if cache != "memory":
+        raise ValueError(f"cache must be \"memory\" or None, got {cache!r}")
+    if budget is None:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ValueError(f"cache_budget must be an int >= 1 (bytes), got {budget!r}")
+    return budget
+
+
+def epoch_arg(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return value
+
+
+def weighted(dataset: Any, source: Any, weights: Any, replacement: bool, shuffle: bool) -> Any:
+    """`source` (source_arg's of `dataset`) with its epochs drawn by `weights` (None: as it is)."""
+    if weights is None:
+        return source
+    if shuffle:
+        raise ValueError("weights= draws each epoch's samples itself (as WeightedRandomSampler): leave shuffle=False")
+    if getattr(dataset, "mode", None) == "stream":
+        raise ValueError("weights= needs samples read by index: a streamed WebDataset reads its shards in order")
+    values = np.asarray(weights.cpu() if hasattr(weights, "cpu") else weights, dtype=np.float64)
+    if values.ndim != 1:
+        raise ValueError(f"weights must be one number per sample, got an array of shape {values.shape}")
+    return _core.weighted_source(source, values.tolist(), bool(replacement))

@@ -11,6 +11,7 @@
 
 #include "bindings.h"
 #include "gpu/device.h"
+#include "io/weighted_source.h"
 #include "pipeline/gpu/gpu_executor.h"
 #include "sluice/loader.h"
 
@@ -193,6 +194,13 @@ void RegisterLoader(nb::module_& m) {
   m.attr("built_with_cuda") = BuiltWithCuda();
   m.def("_debug_skip_consumer_wait", &SetSkipConsumerWaitForTesting,
         "Fault injection for tests: batches stop making the consumer's stream wait for them");
+  m.def(
+      "weighted_source",
+      [](nb::handle source, std::vector<double> weights, bool replacement) {
+        return PySource{Unwrap(WeightedSource::Create(MakeSource(source), std::move(weights), replacement))};
+      },
+      nb::arg("source"), nb::arg("weights"), nb::arg("replacement"),
+      "A source (folder, pair list or C++ source) whose epochs are drawn with per-sample weights");
   nb::class_<Loader>(m, "Loader")
       .def_static("create", &Create, nb::arg("source"), nb::arg("transforms"), nb::arg("options"))
       .def_prop_ro(
