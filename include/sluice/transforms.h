@@ -343,6 +343,17 @@ struct Normalize {
   std::array<float, 3> std = {1.f, 1.f, 1.f};
 };
 
+// torchvision's RandomPerspective: with probability p, a perspective warp that moves each corner
+// inward by up to distortion_scale times half the image's side (drawn per sample); points from
+// outside the image get `fill`. Interpolation kBilinear (the default) or kNearest; the output has
+// the input's size. Composed like RandomRotation.
+struct RandomPerspective {
+  double distortion_scale = 0.5;
+  double p = 0.5;
+  Interpolation interpolation = Interpolation::kBilinear;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+};
+
 // Per-sample containers, as markers followed by the transforms they hold (sluice.transforms
 // compiles RandomChoice and RandomOrder of per-sample transforms into these):
 //   RandomChoice: one of the num_options ChoiceOption ranges that follow, option k with weight
@@ -375,7 +386,8 @@ using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop
                                RandomInvert, RandomPosterize, RandomAutocontrast, RandomEqualize,
                                RandomAdjustSharpness, RandomApply, AutoAugment, RandomChannelPermutation,
                                RandomPhotometricDistort, RandomResize, RandomShortestSize, ScaleJitter,
-                               RandomZoomOut, RandomChoice, ChoiceOption, RandomOrder, OrderItem>;
+                               RandomZoomOut, RandomChoice, ChoiceOption, RandomOrder, OrderItem,
+                               RandomPerspective>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

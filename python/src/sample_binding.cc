@@ -49,7 +49,7 @@ nb::list GeometryOf(std::vector<transforms::Transform> list, int width, int heig
     nb::dict d;
     d["x"] = MapToDict(p.x);
     d["y"] = MapToDict(p.y);
-    d["filter"] = p.filter == Filter::kBilinear ? "bilinear" : "bicubic";
+    d["filter"] = p.filter == Filter::kBilinear ? "bilinear" : p.filter == Filter::kBicubic ? "bicubic" : "nearest";
     d["antialias"] = p.antialias;
     d["fill"] = nb::make_tuple(p.fill[0], p.fill[1], p.fill[2]);
     const WarpParams& w = g.warps[static_cast<size_t>(i)];
@@ -62,6 +62,9 @@ nb::list GeometryOf(std::vector<transforms::Transform> list, int width, int heig
       wd["x"] = nb::make_tuple(w.x.off, w.x.len, w.x.flip);
       wd["y"] = nb::make_tuple(w.y.off, w.y.len, w.y.flip);
       wd["pad_fill"] = nb::make_tuple(w.pad_fill[0], w.pad_fill[1], w.pad_fill[2]);
+      wd["perspective"] = w.perspective ? nb::object(nb::make_tuple(w.c[0], w.c[1], w.c[2], w.c[3], w.c[4], w.c[5],
+                                                                   w.c[6], w.c[7]))
+                                        : nb::none();
       d["warp"] = wd;
     }
     out.append(d);

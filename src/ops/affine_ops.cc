@@ -16,6 +16,16 @@ AffineParams DrawRotation(SampleRng& rng, const RandomRotation& t) {
   return a;
 }
 
+void DrawPerspective(SampleRng& rng, int width, int height, const RandomPerspective& t, int end[4][2]) {
+  const int bound_h = static_cast<int>(t.distortion_scale * (height / 2)) + 1;
+  const int bound_w = static_cast<int>(t.distortion_scale * (width / 2)) + 1;
+  auto from = [&rng](int lo, int hi) { return static_cast<int>(rng.RandInt(lo, hi)); };
+  end[0][0] = from(0, bound_w), end[0][1] = from(0, bound_h);
+  end[1][0] = from(width - bound_w, width), end[1][1] = from(0, bound_h);
+  end[2][0] = from(width - bound_w, width), end[2][1] = from(height - bound_h, height);
+  end[3][0] = from(0, bound_w), end[3][1] = from(height - bound_h, height);
+}
+
 AffineParams DrawAffine(SampleRng& rng, int width, int height, const RandomAffine& t) {
   AffineParams a;
   a.angle = -Float32(rng.Uniform(t.degrees[0], t.degrees[1]));
@@ -60,6 +70,35 @@ Status CheckAffine(const RandomAffine& t) {
   return Status::OK();
 }
 
+void RegisterPerspective(OpRegistry* registry) {
+  OpSpec<RandomPerspective> op{"RandomPerspective", OpKind::kGeometry};
+  op.fields = {Field<&RandomPerspective::distortion_scale>("distortion_scale"), Field<&RandomPerspective::p>("p"),
+               Field<&RandomPerspective::interpolation>("interpolation"), Field<&RandomPerspective::fill>("fill")};
+  op.validate = [](const RandomPerspective& t) -> Status {
+    if (!(t.distortion_scale >= 0.0 && t.distortion_scale <= 1.0))
+      return InvalidArgument("RandomPerspective: distortion_scale must be in [0, 1], got ", t.distortion_scale);
+    SLUICE_RETURN_IF_ERROR(CheckWarpInterpolation("RandomPerspective", t.interpolation));
+    return CheckProbability("RandomPerspective", t.p);
+  };
+  op.place = [](const RandomPerspective&, ListState* list) {
+    list->has_warp = true;
+    return list->RefuseAfterNormalize("RandomPerspective");
+  };
+  op.draw = [](const RandomPerspective& t, SampleDraw* d) {
+    if (!d->rng().Bernoulli(t.p)) return Status::OK();
+    const int w = d->width(), h = d->height();
+    int end[4][2];
+    DrawPerspective(d->rng(), w, h, t, end);
+    const double start[4][2] = {{0, 0}, {w - 1.0, 0}, {w - 1.0, h - 1.0}, {0, h - 1.0}};
+    double endpoints[4][2];
+    for (int k = 0; k < 4; ++k) endpoints[k][0] = end[k][0], endpoints[k][1] = end[k][1];
+    float c[8];
+    if (!PerspectiveCoefficients(start, endpoints, c)) return Status::OK();  // a degenerate draw: unchanged
+    return d->Perspective(c, t.interpolation, t.fill);
+  };
+  registry->Add(std::move(op));
+}
+
 }  // namespace
 
 void RegisterAffineOps(OpRegistry* registry) {
@@ -96,6 +135,7 @@ void RegisterAffineOps(OpRegistry* registry) {
     return d->Warp(a, t.interpolation, t.fill, t.has_center ? t.center.data() : nullptr);
   };
   registry->Add(std::move(aff));
+  RegisterPerspective(registry);
 }
 
 }  // namespace sluice

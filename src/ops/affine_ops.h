@@ -16,6 +16,11 @@ namespace sluice {
 AffineParams DrawRotation(SampleRng& rng, const transforms::RandomRotation& t);
 AffineParams DrawAffine(SampleRng& rng, int width, int height, const transforms::RandomAffine& t);
 
+// RandomPerspective's make_params for a width x height image: the four corners' end points
+// (top-left, top-right, bottom-right, bottom-left; x, y), each moved inward by randint(0, bound)
+// with bound = int(distortion_scale * (side // 2)) + 1.
+void DrawPerspective(SampleRng& rng, int width, int height, const transforms::RandomPerspective& t, int end[4][2]);
+
 }  // namespace sluice
 
 #endif  // SLUICE_OPS_AFFINE_OPS_H_

@@ -170,18 +170,32 @@ void SampleDraw::FlipY() {
 }
 
 // A pending warp is materialized first (torchvision warps the warped image).
-Status SampleDraw::Warp(const AffineParams& affine, transforms::Interpolation interpolation,
-                        const std::array<uint8_t, 3>& fill, const double* center, bool expand) {
+Status SampleDraw::BeginWarp(transforms::Interpolation interpolation, const std::array<uint8_t, 3>& fill) {
   if (warp_.enabled) SLUICE_RETURN_IF_ERROR(FinishSegment());
   warp_ = WarpParams{};
   warp_.enabled = true;
   warp_.filter = interpolation == transforms::Interpolation::kNearest ? WarpFilter::kNearest : WarpFilter::kBilinear;
-  warp_.src_w = x_.len();
-  warp_.src_h = y_.len();
-  InverseAffineMatrix(affine, warp_.src_w, warp_.src_h, center, warp_.m);
-  warp_.out_w = warp_.src_w, warp_.out_h = warp_.src_h;
-  if (expand) ExpandedSize(warp_.m, warp_.src_w, warp_.src_h, &warp_.out_w, &warp_.out_h);
+  warp_.src_w = warp_.out_w = x_.len();
+  warp_.src_h = warp_.out_h = y_.len();
   std::copy(fill.begin(), fill.end(), warp_.fill);
+  return Status::OK();
+}
+
+Status SampleDraw::Warp(const AffineParams& affine, transforms::Interpolation interpolation,
+                        const std::array<uint8_t, 3>& fill, const double* center, bool expand) {
+  SLUICE_RETURN_IF_ERROR(BeginWarp(interpolation, fill));
+  InverseAffineMatrix(affine, warp_.src_w, warp_.src_h, center, warp_.m);
+  if (expand) ExpandedSize(warp_.m, warp_.src_w, warp_.src_h, &warp_.out_w, &warp_.out_h);
+  warp_.x = WarpAxis{0, warp_.out_w, false};
+  warp_.y = WarpAxis{0, warp_.out_h, false};
+  return Status::OK();
+}
+
+Status SampleDraw::Perspective(const float coefficients[8], transforms::Interpolation interpolation,
+                               const std::array<uint8_t, 3>& fill) {
+  SLUICE_RETURN_IF_ERROR(BeginWarp(interpolation, fill));
+  warp_.perspective = true;
+  std::copy(coefficients, coefficients + 8, warp_.c);
   warp_.x = WarpAxis{0, warp_.out_w, false};
   warp_.y = WarpAxis{0, warp_.out_h, false};
   return Status::OK();

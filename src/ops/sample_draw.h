@@ -75,6 +75,9 @@ class SampleDraw {
   // `expand`, the warped image is the bounding box of the warped one (rotate's expand=True).
   Status Warp(const AffineParams& affine, transforms::Interpolation interpolation, const std::array<uint8_t, 3>& fill,
               const double* center, bool expand = false);
+  // A perspective warp of the current image with torchvision's coefficients (RandomPerspective).
+  Status Perspective(const float coefficients[8], transforms::Interpolation interpolation,
+                     const std::array<uint8_t, 3>& fill);
 
   // A colour step with its factor as torchvision computes it, after the pixel steps so far.
   void AddColor(ColorKind kind, double factor);
@@ -119,6 +122,7 @@ class SampleDraw {
   };
 
   Status FinishSegment();
+  Status BeginWarp(transforms::Interpolation interpolation, const std::array<uint8_t, 3>& fill);
   bool Pending() const { return x_.resized || y_.resized || x_.padded || y_.padded || warp_.enabled; }
 
   SampleKey key_;

@@ -395,6 +395,9 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
                   ST.RandomChoice([ST.RandomGrayscale(1.0), ST.RandomApply([ST.RandomInvert(1.0)], p=0.5)], p=[1, 2]),
                   ST.ToTensor()]
     assert_gpu_loader_matches_cpu(small_folder, containers, route)
+    perspective = [ST.Resize((48, 56)), ST.RandomPerspective(0.6, p=0.8, fill=(9, 19, 29)), ST.RandomCrop(40),
+                   ST.RandomPerspective(0.4, p=1.0, interpolation="nearest"), ST.ToTensor()]
+    assert_gpu_loader_matches_cpu(small_folder, perspective, route)
     assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((40, 48)), ST.RandomRotation(10),
                                                  ST.Pad((3, 1, 2, 5), padding_mode="symmetric"),
                                                  ST.Pad(2, padding_mode="edge"), ST.ToTensor()], route)

@@ -53,6 +53,14 @@ def oracle_affine(img, angle, translate=(0, 0), scale=1.0, shear=(0.0, 0.0), cen
     jj, ii = np.meshgrid(np.arange(ow) - (ow - 1) / 2, np.arange(oh) - (oh - 1) / 2)
     px = inv[0, 0] * jj + inv[0, 1] * ii + inv[0, 2] + (w - 1) / 2
     py = inv[1, 0] * jj + inv[1, 1] * ii + inv[1, 2] + (h - 1) / 2
+    return sample_grid(img, px, py, bilinear, fill)
+
+
+def sample_grid(img, px, py, bilinear=False, fill=(0, 0, 0)):
+    """grid_sample(align_corners=False) at source points (px, py) of the uint8 image: nearest
+    (round half to even) or bilinear, points outside the image weighted by torchvision's fill
+    mask, rounded half to even."""
+    h, w = img.shape[:2]
     src = img.astype(np.float64)
     fill = np.asarray(fill, np.float64)
 

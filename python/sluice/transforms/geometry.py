@@ -156,6 +156,24 @@ class RandomRotation(Transform):
                     expand=self.expand, **_center_fields("RandomRotation", self.center))
 
 
+class RandomPerspective(Transform):
+    """torchvision's ``RandomPerspective``: with probability ``p``, a perspective warp moving each
+    corner inward by up to ``distortion_scale`` times half the image's side, drawn per sample;
+    points from outside the image get ``fill``. ``interpolation`` BILINEAR (the default) or
+    NEAREST; the output keeps the input's size."""
+
+    def __init__(self, distortion_scale: float = 0.5, p: float = 0.5, interpolation=InterpolationMode.BILINEAR,
+                 fill=0):
+        self.distortion_scale, self.p, self.interpolation = distortion_scale, p, interpolation
+        self.fill = fill
+        self._fill = _forms.fill("RandomPerspective", fill)
+        self._spec()
+
+    def _fields(self):
+        return dict(distortion_scale=self.distortion_scale, p=self.p,
+                    interpolation=_forms.interpolation(self.interpolation), fill=self._fill)
+
+
 class RandomAffine(Transform):
     """torchvision's ``RandomAffine``: a rotation from ``degrees``, a translation of up to
     ``translate = (a, b)`` times the width and height (whole pixels), a scale from

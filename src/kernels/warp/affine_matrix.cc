@@ -52,4 +52,29 @@ void ExpandedSize(const double m[6], int width, int height, int* out_width, int*
   *out_width = size[0], *out_height = size[1];
 }
 
+bool PerspectiveCoefficients(const double start[4][2], const double end[4][2], float c[8]) {
+  double a[8][9];  // the augmented system: rows 2k and 2k + 1 for point k
+  for (int k = 0; k < 4; ++k) {
+    const double x = end[k][0], y = end[k][1], u = start[k][0], v = start[k][1];
+    const double r0[9] = {x, y, 1, 0, 0, 0, -u * x, -u * y, u};
+    const double r1[9] = {0, 0, 0, x, y, 1, -v * x, -v * y, v};
+    std::copy(r0, r0 + 9, a[2 * k]);
+    std::copy(r1, r1 + 9, a[2 * k + 1]);
+  }
+  for (int col = 0; col < 8; ++col) {  // Gaussian elimination with partial pivoting
+    int pivot = col;
+    for (int r = col + 1; r < 8; ++r)
+      if (std::fabs(a[r][col]) > std::fabs(a[pivot][col])) pivot = r;
+    if (std::fabs(a[pivot][col]) < 1e-12) return false;
+    std::swap(a[col], a[pivot]);
+    for (int r = 0; r < 8; ++r) {
+      if (r == col) continue;
+      const double f = a[r][col] / a[col][col];
+      for (int k = col; k < 9; ++k) a[r][k] -= f * a[col][k];
+    }
+  }
+  for (int k = 0; k < 8; ++k) c[k] = static_cast<float>(a[k][8] / a[k][k]);
+  return true;
+}
+
 }  // namespace sluice

@@ -22,6 +22,12 @@ struct AffineParams {
 // coordinates x, y) when given.
 void InverseAffineMatrix(const AffineParams& a, int width, int height, const double* center, double m[6]);
 
+// torchvision's _get_perspective_coeffs: the 8 coefficients of the perspective transform that
+// maps each endpoint to its startpoint (pixel coordinates x, y of four corners), solved in
+// double (the exact solution of the 8 x 8 system that torch's least squares gives), as float32.
+// False when the points are degenerate (three on a line).
+bool PerspectiveCoefficients(const double start[4][2], const double end[4][2], float c[8]);
+
 // rotate(expand=True)'s output size for inverse matrix m on a width x height image: the bounding
 // box of the image's corners under m, as torchvision's _compute_affine_output_size computes it
 // (float32; coordinates truncated to 1e-4 before the ceil and floor).

@@ -49,6 +49,11 @@ struct WarpParams {
   // Compute the source point as torchvision's float32 grid does (FloatGridPoint), not in double:
   // bit-exact with torchvision for nearest, ties included (the auto-augment warps use it).
   bool float_grid = false;
+  // A perspective warp instead (RandomPerspective): torchvision's 8 coefficients c, as float32,
+  // output pixel (j, i) reading ((c0 x + c1 y + c2) / (c6 x + c7 y + 1) - 1/2, (c3 x + c4 y + c5) /
+  // (c6 x + c7 y + 1) - 1/2) at its centre (x, y) = (j + 1/2, i + 1/2): PerspectivePoint.
+  bool perspective = false;
+  float c[8] = {1.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f};
 };
 
 namespace warp {
@@ -102,6 +107,27 @@ SLUICE_HD void FloatGridPoint(const WarpParams& p, int j, int i, double* sx, dou
 #endif
 }
 
+// The source point of a perspective warp as torchvision's _perspective_grid computes it in
+// float32 (the first row scaled by 1 / (w / 2), the centred pixel times it, divided by the
+// denominator, less 1), then grid_sample's unnormalization, as FloatGridPoint's.
+SLUICE_HD void PerspectivePoint(const WarpParams& p, int j, int i, double* sx, double* sy) {
+  using hd::Add;
+  using hd::Mul;
+  const float hw = 0.5f * static_cast<float>(p.src_w), hh = 0.5f * static_cast<float>(p.src_h);
+  const float x = Add(static_cast<float>(j), 0.5f), y = Add(static_cast<float>(i), 0.5f);
+  const float nx = Add(Add(Mul(x, p.c[0] / hw), Mul(y, p.c[1] / hw)), p.c[2] / hw);
+  const float ny = Add(Add(Mul(x, p.c[3] / hh), Mul(y, p.c[4] / hh)), p.c[5] / hh);
+  const float d = Add(Add(Mul(x, p.c[6]), Mul(y, p.c[7])), 1.0f);
+  const float gx = nx / d - 1.0f, gy = ny / d - 1.0f;
+#if defined(__CUDA_ARCH__)
+  *sx = fmaf(Add(gx, 1.0f), hw, -0.5f);
+  *sy = fmaf(Add(gy, 1.0f), hh, -0.5f);
+#else
+  *sx = std::fmaf(Add(gx, 1.0f), hw, -0.5f);
+  *sy = std::fmaf(Add(gy, 1.0f), hh, -0.5f);
+#endif
+}
+
 // Output pixel (k, l) of the window into out[3]. fetch(x, y, rgb) reads source pixel (x, y),
 // 0 <= x < src_w, 0 <= y < src_h.
 template <typename Fetch>
@@ -112,7 +138,9 @@ SLUICE_HD void WarpPixel(const WarpParams& p, int k, int l, const Fetch& fetch, 
     return;
   }
   double sx, sy;
-  if (p.float_grid) {
+  if (p.perspective) {
+    PerspectivePoint(p, j, i, &sx, &sy);
+  } else if (p.float_grid) {
     FloatGridPoint(p, j, i, &sx, &sy);
   } else {
     WarpSourcePoint(p, j, i, &sx, &sy);

@@ -163,4 +163,18 @@ TEST(Warp, ExpandedSizeIsTheRotatedBoundingBox) {
   EXPECT_EQ(size(1.0, 100, 60), (std::pair{102, 62}));   // 100 cos 1 + 60 sin 1 = 101.03, widened by the floor
 }
 
+TEST(Warp, PerspectiveCoefficientsMapEndpointsToStartpoints) {
+  const double start[4][2] = {{0, 0}, {79, 0}, {79, 59}, {0, 59}};
+  const double end[4][2] = {{7, 3}, {70, 9}, {75, 50}, {2, 56}};
+  float c[8];
+  ASSERT_TRUE(PerspectiveCoefficients(start, end, c));
+  for (int k = 0; k < 4; ++k) {
+    const double x = end[k][0], y = end[k][1], d = c[6] * x + c[7] * y + 1.0;
+    EXPECT_NEAR((c[0] * x + c[1] * y + c[2]) / d, start[k][0], 2e-3) << k;  // float32 coefficients
+    EXPECT_NEAR((c[3] * x + c[4] * y + c[5]) / d, start[k][1], 2e-3) << k;
+  }
+  const double line[4][2] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}};  // all on one line: no transform
+  EXPECT_FALSE(PerspectiveCoefficients(start, line, c));
+}
+
 }  // namespace sluice
