@@ -29,6 +29,9 @@ struct LoaderStats {
   double decode_s = 0;        // header parse, parameter draw, decode, EXIF rotation
   double transform_s = 0;     // resampling (crop, resize, flip, pad)
   double collate_s = 0;       // scale, normalize, cast and layout into the batch
+  // The four stages' CPU time (the threads' own clocks; wall time above): lower when the threads
+  // wait for a core (a busy machine) or, on the GPU path, for the device.
+  double read_cpu_s = 0, decode_cpu_s = 0, transform_cpu_s = 0, collate_cpu_s = 0;
   double wait_s = 0;          // time the consumer spent blocked in Next()
   double wall_s = 0;          // time since creation or ResetStats
   int num_threads = 0;

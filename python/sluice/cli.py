@@ -71,6 +71,7 @@ def _time_epochs(loader: Loader, args: argparse.Namespace) -> tuple[int, float]:
 def _bench_result(args: argparse.Namespace, data: str, st: dict, images: int, wall: float) -> dict:
     rate = images / wall
     compute = sum(v for k, v in st["stage_seconds"].items() if k != "read")
+    compute_cpu = sum(v for k, v in st["stage_cpu_seconds"].items() if k != "read")
     result = {
         "data": data, "images": images, "seconds": wall, "images_per_s": rate,
         "device": args.device, "threads": st["num_threads"], "io_threads": st["io_threads"],
@@ -78,8 +79,10 @@ def _bench_result(args: argparse.Namespace, data: str, st: dict, images: int, wa
         "transform": args.transform, "dtype": args.dtype,
         "layout": args.layout, "stage_ms_per_image": {k: 1e3 * v / max(images, 1)
                                                        for k, v in st["stage_seconds"].items()},
+        "stage_cpu_ms_per_image": {k: 1e3 * v / max(images, 1) for k, v in st["stage_cpu_seconds"].items()},
         "consumer_wait_fraction": st["wait_seconds"] / wall if wall else 0.0,
         "compute_threads_busy": compute / wall if wall else 0.0,
+        "compute_threads_cpu": compute_cpu / wall if wall else 0.0,
         "host_memory_peak_mib": st["host_memory_peak"] / 2**20,
         "skipped": st["skipped_count"],
     }
@@ -90,7 +93,7 @@ def _bench_result(args: argparse.Namespace, data: str, st: dict, images: int, wa
 
 
 def _print_bench(args: argparse.Namespace, loader: Loader, transform: list, st: dict, result: dict) -> None:
-    rate, per = result["images_per_s"], result["stage_ms_per_image"]
+    rate, per, cpu = result["images_per_s"], result["stage_ms_per_image"], result["stage_cpu_ms_per_image"]
     tf = " ".join(repr(t).split("(")[0] for t in transform)
     print()
     print(f"sluice bench  {result['data']}")
@@ -105,11 +108,12 @@ def _print_bench(args: argparse.Namespace, loader: Loader, transform: list, st: 
         ("images/s", f"{rate:,.0f}"),
         ("images/s per thread", f"{rate / st['num_threads']:,.0f}"),
         ("wall seconds", f"{result['seconds']:.2f}"),
-        ("read ms/image (I/O threads)", f"{per['read']:.3f}"),
-        ("decode ms/image", f"{per['decode']:.3f}"),
-        ("transform ms/image", f"{per['transform']:.3f}"),
-        ("collate ms/image", f"{per['collate']:.3f}"),
-        ("compute threads busy", f"{result['compute_threads_busy']:.2f} of {st['num_threads']}"),
+        ("read ms/image, wall / CPU (I/O)", f"{per['read']:.3f} / {cpu['read']:.3f}"),
+        ("decode ms/image, wall / CPU", f"{per['decode']:.3f} / {cpu['decode']:.3f}"),
+        ("transform ms/image, wall / CPU", f"{per['transform']:.3f} / {cpu['transform']:.3f}"),
+        ("collate ms/image, wall / CPU", f"{per['collate']:.3f} / {cpu['collate']:.3f}"),
+        ("compute threads busy (wall)", f"{result['compute_threads_busy']:.2f} of {st['num_threads']}"),
+        ("compute threads busy (CPU)", f"{result['compute_threads_cpu']:.2f} of {st['num_threads']}"),
         ("consumer waiting", f"{100 * result['consumer_wait_fraction']:.0f}% of the time"),
         ("host memory peak", f"{result['host_memory_peak_mib']:.0f} MiB"),
         ("skipped files", f"{st['skipped_count']}"),

@@ -44,6 +44,12 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   stages["transform"] = s.transform_s;
   stages["collate"] = s.collate_s;
   d["stage_seconds"] = stages;
+  nb::dict cpu;
+  cpu["read"] = s.read_cpu_s;
+  cpu["decode"] = s.decode_cpu_s;
+  cpu["transform"] = s.transform_cpu_s;
+  cpu["collate"] = s.collate_cpu_s;
+  d["stage_cpu_seconds"] = cpu;
   d["wait_seconds"] = s.wait_s;
   d["wall_seconds"] = s.wall_s;
   d["num_threads"] = s.num_threads;

@@ -18,6 +18,12 @@ struct StageCounters {
   std::atomic<int64_t> decode_ns{0};
   std::atomic<int64_t> transform_ns{0};
   std::atomic<int64_t> collate_ns{0};
+  // The same stages' CPU time (the threads' own clocks): below the wall time when the machine is
+  // busy with other work and the threads wait for a core.
+  std::atomic<int64_t> read_cpu_ns{0};
+  std::atomic<int64_t> decode_cpu_ns{0};
+  std::atomic<int64_t> transform_cpu_ns{0};
+  std::atomic<int64_t> collate_cpu_ns{0};
   std::atomic<int64_t> wait_ns{0};
   std::atomic<int64_t> bytes_read{0};
 
@@ -26,7 +32,8 @@ struct StageCounters {
   std::atomic<int64_t> start_ns{NowNs()};
 
   void Reset() {
-    for (auto* c : {&read_ns, &decode_ns, &transform_ns, &collate_ns, &wait_ns, &bytes_read, &samples, &batches})
+    for (auto* c : {&read_ns, &decode_ns, &transform_ns, &collate_ns, &read_cpu_ns, &decode_cpu_ns, &transform_cpu_ns,
+                    &collate_cpu_ns, &wait_ns, &bytes_read, &samples, &batches})
       c->store(0, std::memory_order_relaxed);
     start_ns.store(NowNs());
   }
@@ -41,6 +48,10 @@ struct StageCounters {
     s->decode_s = sec(decode_ns);
     s->transform_s = sec(transform_ns);
     s->collate_s = sec(collate_ns);
+    s->read_cpu_s = sec(read_cpu_ns);
+    s->decode_cpu_s = sec(decode_cpu_ns);
+    s->transform_cpu_s = sec(transform_cpu_ns);
+    s->collate_cpu_s = sec(collate_cpu_ns);
     s->wait_s = sec(wait_ns);
     s->wall_s = static_cast<double>(NowNs() - start_ns.load()) * 1e-9;
   }

@@ -93,3 +93,43 @@ def test_bad_cli_arguments(tmp_path):
     r = run("bench", str(tmp_path / "missing"), "--quiet")
     assert r.returncode == 2
     assert r.stderr.strip() == f"sluice bench: error: {tmp_path / 'missing'}: no such directory"
+
+
+
+CPU_SCRIPT = r"""
+import os, subprocess, sys, json
+core = sorted(os.sched_getaffinity(0))[0]
+os.sched_setaffinity(0, {core})  # the loader's threads and a busy process share one core
+hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+import sluice, sluice.transforms as T
+try:
+    loader = sluice.Loader(sys.argv[1], [T.Resize(64)], batch_size=2, num_threads=1, output="numpy",
+                           dct_scaling=False)
+    for e in range(3):
+        loader.set_epoch(e)
+        for _ in loader:
+            pass
+finally:
+    hog.kill()
+st = loader.stats()
+print(json.dumps({"wall": st["stage_seconds"], "cpu": st["stage_cpu_seconds"]}))
+"""
+
+
+def test_stage_cpu_time_is_what_the_threads_computed(tmp_path):
+    """A compute thread sharing its core with a busy process: its stages' wall time counts the
+    turns it waited for the core, their CPU time does not (about half)."""
+    from PIL import Image
+
+    from conftest import PYTHON_DIR, photo
+    (tmp_path / "c").mkdir()
+    for i in range(4):
+        Image.fromarray(photo(1600, 1200, seed=i)).save(tmp_path / "c" / f"{i}.jpg", quality=95)
+    r = subprocess.run([sys.executable, "-c", CPU_SCRIPT, str(tmp_path)], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=PYTHON_DIR), timeout=300)
+    assert r.returncode == 0, r.stderr
+    st = json.loads(r.stdout)
+    wall = st["wall"]["decode"] + st["wall"]["transform"]
+    cpu = st["cpu"]["decode"] + st["cpu"]["transform"]
+    assert 0 < cpu < 0.8 * wall, st
+    assert set(st["cpu"]) == {"read", "decode", "transform", "collate"}
