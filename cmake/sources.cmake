@@ -44,6 +44,7 @@ set(SLUICE_SOURCES
   src/kernels/erase/erase_cpu.cc
   src/kernels/filter/filter_cpu.cc
   src/kernels/filter/gaussian_kernel.cc
+  src/kernels/filter/elastic.cc
   src/kernels/noise/noise_cpu.cc
   src/ops/op_registry.cc
   src/ops/image_ops.cc

@@ -354,6 +354,18 @@ struct RandomPerspective {
   std::array<uint8_t, 3> fill = {0, 0, 0};
 };
 
+// torchvision's ElasticTransform: each pixel moved by a displacement drawn per sample (uniform
+// noise blurred by a Gaussian of `sigma` (> 0, x and y), scaled by `alpha`); points from outside
+// the image get `fill`. Interpolation kBilinear (the default) or kNearest. A filter on the
+// resampled image (placed like GaussianBlur), computed on the CPU: with device="cuda", a list
+// with it runs on the CPU threads and its batches are copied to the GPU.
+struct ElasticTransform {
+  std::array<double, 2> alpha = {50.0, 50.0};
+  std::array<double, 2> sigma = {5.0, 5.0};
+  Interpolation interpolation = Interpolation::kBilinear;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+};
+
 // Per-sample containers, as markers followed by the transforms they hold (sluice.transforms
 // compiles RandomChoice and RandomOrder of per-sample transforms into these):
 //   RandomChoice: one of the num_options ChoiceOption ranges that follow, option k with weight
@@ -387,7 +399,7 @@ using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop
                                RandomAdjustSharpness, RandomApply, AutoAugment, RandomChannelPermutation,
                                RandomPhotometricDistort, RandomResize, RandomShortestSize, ScaleJitter,
                                RandomZoomOut, RandomChoice, ChoiceOption, RandomOrder, OrderItem,
-                               RandomPerspective>;
+                               RandomPerspective, ElasticTransform>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

@@ -15,7 +15,8 @@ from ._batch_functions import BatchFunctions
 from ._convert import resolve_output
 from ._epoch import EpochIterator
 from ._options import DEFAULTS, cache_bytes, dtype_name, epoch_arg, make_options, shard, source_arg, weighted
-from .transforms import Lambda, compile_specs, flatten
+from .transforms import compile_specs, flatten
+from .transforms.compile import runs_on_cpu
 from .transforms.functions import running_for
 
 __all__ = ["Loader"]
@@ -136,7 +137,7 @@ class Loader:
         self._cuda = self._device.startswith("cuda")
         self._output = resolve_output(output, self._cuda, bool(self._batch.transforms))
         # User functions run on the CPU: such a list runs there, and batches are copied over.
-        self._upload = self._cuda and any(isinstance(t, Lambda) for t in self._batch.per_sample)
+        self._upload = self._cuda and runs_on_cpu(self._batch.per_sample)
         rank, world_size = shard(rank, world_size)
         options = make_options(
             batch_size=batch_size, shuffle=shuffle, seed=seed, last_batch=last_batch, dtype=dtype_name(dtype),

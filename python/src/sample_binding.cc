@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "core/rng.h"
 #include "ops/affine_ops.h"
+#include "kernels/filter/elastic.h"
 #include "ops/augment_ops.h"
 #include "pipeline/plan.h"
 #include "pipeline/sample_processor.h"
@@ -172,6 +173,28 @@ nb::list AffinesOf(std::vector<transforms::Transform> list, int width, int heigh
   return out;
 }
 
+// The displacement (h x w x 2 float32, torchvision's layout) of the list's first ElasticTransform
+// for one sample, on the image it is given.
+PyTensor ElasticOf(std::vector<transforms::Transform> list, int width, int height, uint64_t seed, uint64_t epoch,
+                   uint64_t index) {
+  Plan plan = Unwrap(Plan::Create(std::move(list)));
+  SampleGeometry g;
+  Check(plan.Draw(width, height, SampleKey{seed, epoch, index}, &g));
+  const int last = g.num_segments - 1, w = g.out_width(last), h = g.out_height(last);
+  for (int k = 0; k < g.passes.num; ++k) {
+    const FilterStep& f = g.passes.filters[static_cast<size_t>(k)];
+    if (f.kind != FilterKind::kElastic) continue;
+    std::vector<float> field;
+    std::vector<double> scratch;
+    ElasticDisplacement(f, w, h, &field, &scratch);
+    Tensor out = Tensor::Empty({h, w, 2}, DType::kFloat32);
+    std::copy(field.begin(), field.end(), static_cast<float*>(out.data()));
+    return PyTensor{out};
+  }
+  Check(InvalidArgument("elastic_displacement: the list draws no ElasticTransform for this sample"));
+  return PyTensor{};
+}
+
 PyTensor ProcessSample(nb::bytes data, std::vector<transforms::Transform> list, uint64_t seed, uint64_t epoch,
                        uint64_t index, const std::string& dtype, const std::string& layout, bool dct_scaling) {
   Plan plan = Unwrap(Plan::Create(std::move(list)));
@@ -228,6 +251,9 @@ void RegisterSample(nb::module_& m) {
         "The per-sample parameters of the list's RandomRotation and RandomAffine, in list order, in "
         "torchvision's terms (rotate's angle for RandomRotation, affine's for RandomAffine), with the "
         "(width, height) of the image each was given.");
+  m.def("elastic_displacement", &ElasticOf, nb::arg("transforms"), nb::arg("width"), nb::arg("height"),
+        nb::arg("seed") = 0, nb::arg("epoch") = 0, nb::arg("index") = 0,
+        "The displacement field (h x w x 2 float32, torchvision's layout) of the list's first ElasticTransform.");
   m.def("process_sample", &ProcessSample,
         nb::arg("data"), nb::arg("transforms"), nb::arg("seed") = 0, nb::arg("epoch") = 0,
         nb::arg("index") = 0, nb::arg("dtype") = "uint8", nb::arg("layout") = "NHWC",

@@ -50,6 +50,7 @@ struct ListState {
   const char* color = nullptr;    // the first colour transform
   const char* augment = nullptr;  // the first RandAugment, TrivialAugmentWide or AutoAugment
   const char* erase = nullptr;    // the first erasing transform
+  const char* cpu_only = nullptr;  // a transform the GPU path does not run (ElasticTransform)
   std::vector<PlacedFunction> pixel_fns, finished_fns;  // user functions, in list order
   uint32_t placed = 0;  // ops recorded so far: the position of the op being placed
   struct Gate {

@@ -44,6 +44,9 @@ class Loader::Impl {
       if (plan_.has_functions())
         return Unsupported("user functions (Lambda) run on the CPU: make this loader with device=cpu "
                            "and copy its batches to the GPU (the Python Loader does)");
+      if (plan_.cpu_only() != nullptr)
+        return Unsupported(plan_.cpu_only(), " runs on the CPU: make this loader with device=cpu and copy its "
+                           "batches to the GPU (the Python Loader does)");
       SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
     } else {
       SLUICE_ASSIGN_OR_RETURN(executor_, CpuExecutor::Create(source_, plan_, options_));

@@ -56,6 +56,7 @@ class Plan {
   const std::vector<PlacedFunction>& pixel_functions() const { return list_.pixel_fns; }
   const std::vector<PlacedFunction>& finished_functions() const { return list_.finished_fns; }
   bool has_functions() const { return !list_.pixel_fns.empty() || !list_.finished_fns.empty(); }
+  const char* cpu_only() const { return list_.cpu_only; }  // a transform only the CPU path runs, or null
   const std::vector<transforms::Transform>& transforms() const { return transforms_; }
 
  private:

@@ -398,6 +398,9 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
     perspective = [ST.Resize((48, 56)), ST.RandomPerspective(0.6, p=0.8, fill=(9, 19, 29)), ST.RandomCrop(40),
                    ST.RandomPerspective(0.4, p=1.0, interpolation="nearest"), ST.ToTensor()]
     assert_gpu_loader_matches_cpu(small_folder, perspective, route)
+    # ElasticTransform runs on the CPU threads; the batches are copied to the GPU.
+    elastic = [ST.Resize((40, 40)), ST.ElasticTransform(alpha=30.0, sigma=4.0), ST.ToTensor()]
+    assert_gpu_loader_matches_cpu(small_folder, elastic, route)
     assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((40, 48)), ST.RandomRotation(10),
                                                  ST.Pad((3, 1, 2, 5), padding_mode="symmetric"),
                                                  ST.Pad(2, padding_mode="edge"), ST.ToTensor()], route)

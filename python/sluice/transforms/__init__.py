@@ -24,8 +24,8 @@ from .from_torchvision import from_torchvision
 from .finish import Cutout, GaussianNoise, GridMask, Normalize, RandomErasing, ToTensor
 from .functions import Lambda
 from .multi_crop import FiveCrop, TenCrop
-from .geometry import (CenterCrop, Pad, RandomAffine, RandomCrop, RandomHorizontalFlip, RandomPerspective,
-                       RandomResizedCrop, RandomRotation, RandomVerticalFlip, Resize)
+from .geometry import (CenterCrop, ElasticTransform, Pad, RandomAffine, RandomCrop, RandomHorizontalFlip,
+                       RandomPerspective, RandomResizedCrop, RandomRotation, RandomVerticalFlip, Resize)
 from .random_size import RandomResize, RandomShortestSize, RandomZoomOut, ScaleJitter
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "RandomRotation",
     "RandomAffine",
     "RandomPerspective",
+    "ElasticTransform",
     "Cutout",
     "RandomErasing",
     "ColorJitter",

@@ -66,6 +66,19 @@ def _compile(transforms: Sequence[Transform], finished: bool, as_torch: bool, ho
 _COMMUTES_WITH_CROPS = (ToTensor, Normalize, Identity)
 
 
+def runs_on_cpu(transforms: Sequence[Transform]) -> bool:
+    """Whether a per-sample list holds a transform only the CPU path runs (a user function, an
+    ElasticTransform), also inside RandomApply, RandomChoice or RandomOrder."""
+    for t in transforms:
+        if isinstance(t, Lambda) or getattr(t, "cpu_only", False):
+            return True
+        inner = getattr(t, "transforms", None)
+        if isinstance(t, (RandomApply, RandomChoice, RandomOrder)) and runs_on_cpu(
+                [x for item in inner for x in (item if isinstance(item, list) else [item])]):
+            return True
+    return False
+
+
 def split_batch_functions(transforms: Sequence[Transform]) -> tuple[list[Transform], list[BatchTransform]]:
     """A flat list as (the per-sample transforms, the trailing batch transforms in order:
     BatchLambda, MixUp, CutMix, RandomChoice, in any order among themselves; or FiveCrop or

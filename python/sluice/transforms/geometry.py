@@ -174,6 +174,26 @@ class RandomPerspective(Transform):
                     interpolation=_forms.interpolation(self.interpolation), fill=self._fill)
 
 
+class ElasticTransform(Transform):
+    """torchvision's ``ElasticTransform``: every pixel moved by a displacement drawn per sample
+    (uniform noise blurred by a Gaussian of ``sigma``, times ``alpha``; a number or (x, y) each),
+    points from outside the image get ``fill``. A filter on the resampled image (put it after the
+    crops and resizes), computed on the CPU threads: with ``device="cuda"`` a list with it runs
+    there and its batches are copied to the GPU."""
+
+    cpu_only = True
+
+    def __init__(self, alpha=50.0, sigma=5.0, interpolation=InterpolationMode.BILINEAR, fill=0):
+        self.alpha, self.sigma, self.interpolation, self.fill = alpha, sigma, interpolation, fill
+        self._fill = _forms.fill("ElasticTransform", fill)
+        self._spec()
+
+    def _fields(self):
+        pair = lambda v: (float(v), float(v)) if _forms.is_number(v) else tuple(float(x) for x in v)  # noqa: E731
+        return dict(alpha=pair(self.alpha), sigma=pair(self.sigma),
+                    interpolation=_forms.interpolation(self.interpolation), fill=self._fill)
+
+
 class RandomAffine(Transform):
     """torchvision's ``RandomAffine``: a rotation from ``degrees``, a translation of up to
     ``translate = (a, b)`` times the width and height (whole pixels), a scale from

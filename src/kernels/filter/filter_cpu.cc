@@ -1,5 +1,7 @@
 #include "kernels/filter/filter_cpu.h"
 
+#include "kernels/filter/elastic.h"
+
 #include <vector>
 
 namespace sluice {
@@ -43,6 +45,7 @@ void BlurCpu(const FilterStep& f, const ImageView& in, const MutableImageView& o
 
 void FilterCpu(const FilterStep& f, const ImageView& in, const MutableImageView& out, std::vector<double>* scratch) {
   if (f.kind == FilterKind::kGaussianBlur) return BlurCpu(f, in, out, scratch);
+  if (f.kind == FilterKind::kElastic) return ElasticCpu(f, in, out, scratch);
   const auto fetch = [&in](int x, int y, uint8_t* px) {
     const uint8_t* p = in.row(y) + 3 * x;
     px[0] = p[0], px[1] = p[1], px[2] = p[2];

@@ -13,6 +13,8 @@
 //     as v + (1 - factor) * (blurred - v) in float32 with one rounding (torch's add with alpha
 //     is a fused multiply-add), clamped and truncated; border pixels are unchanged.
 //   - affine: warp_params.h's WarpPixel over the whole image.
+//   - elastic (ElasticTransform, CPU only): a displacement field drawn per sample
+//     (kernels/filter/elastic.h) and grid_sample at the displaced points.
 //
 // Thread-safety: plain values and pure functions.
 #ifndef SLUICE_KERNELS_FILTER_FILTER_PARAMS_H_
@@ -21,11 +23,12 @@
 #include <cstdint>
 
 #include "core/hd.h"
+#include "core/rng.h"
 #include "kernels/warp/warp_params.h"
 
 namespace sluice {
 
-enum class FilterKind : uint8_t { kGaussianBlur, kSharpness, kAffine };
+enum class FilterKind : uint8_t { kGaussianBlur, kSharpness, kAffine, kElastic };
 
 struct FilterStep {
   static constexpr int kMaxTaps = 63;  // the largest blur kernel side
@@ -34,7 +37,10 @@ struct FilterStep {
   float wx[kMaxTaps] = {}, wy[kMaxTaps] = {};  // blur weights, torchvision's float32 values
   float sigma = 0.0f;                  // blur: the sigma drawn (for reports)
   float alpha = 0.0f;                  // sharpness: 1 - factor, computed in double, as torch's alpha
-  WarpParams warp;                     // affine: window = the whole image
+  WarpParams warp;                     // affine: window = the whole image; elastic: filter and fill
+  float elastic_alpha[2] = {0.f, 0.f};  // elastic: torchvision's alpha and sigma (x, y)
+  float elastic_sigma[2] = {0.f, 0.f};
+  StreamKey key;                        // elastic: the noise's stream
 };
 
 namespace filter {
@@ -106,6 +112,7 @@ SLUICE_HD void FilterPixel(const FilterStep& f, int w, int h, int x, int y, cons
     case FilterKind::kGaussianBlur: BlurPixel(f, w, h, x, y, fetch, out); break;
     case FilterKind::kSharpness: SharpenPixel(f, w, h, x, y, fetch, out); break;
     case FilterKind::kAffine: WarpPixel(f.warp, x, y, fetch, out); break;
+    case FilterKind::kElastic: fetch(x, y, out); break;  // needs its field: ElasticCpu
   }
 }
 

@@ -128,6 +128,9 @@ SLUICE_HD void PerspectivePoint(const WarpParams& p, int j, int i, double* sx, d
 #endif
 }
 
+template <typename Fetch>
+SLUICE_HD void SamplePoint(const WarpParams& p, double sx, double sy, const Fetch& fetch, uint8_t out[3]);
+
 // Output pixel (k, l) of the window into out[3]. fetch(x, y, rgb) reads source pixel (x, y),
 // 0 <= x < src_w, 0 <= y < src_h.
 template <typename Fetch>
@@ -145,6 +148,13 @@ SLUICE_HD void WarpPixel(const WarpParams& p, int k, int l, const Fetch& fetch, 
   } else {
     WarpSourcePoint(p, j, i, &sx, &sy);
   }
+  SamplePoint(p, sx, sy, fetch, out);
+}
+
+// grid_sample at source point (sx, sy) of the p.src_w x p.src_h source with p's filter and
+// fill: the pixel at the rounded point, or the bilinear blend with the fill mask.
+template <typename Fetch>
+SLUICE_HD void SamplePoint(const WarpParams& p, double sx, double sy, const Fetch& fetch, uint8_t out[3]) {
   if (p.filter == WarpFilter::kNearest) {
     const double rx = warp::RoundEven(sx), ry = warp::RoundEven(sy);
     if (rx >= 0.0 && rx < p.src_w && ry >= 0.0 && ry < p.src_h) {
