@@ -61,6 +61,7 @@ set(SLUICE_SOURCES
   src/ops/random_size_ops.cc
   src/ops/random_apply_op.cc
   src/ops/choice_order_ops.cc
+  src/ops/augmix_op.cc
   src/ops/blur_op.cc
   src/ops/augment_ops.cc
   src/ops/erase_ops.cc

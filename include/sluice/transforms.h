@@ -366,6 +366,23 @@ struct ElasticTransform {
   std::array<uint8_t, 3> fill = {0, 0, 0};
 };
 
+// torchvision's AugMix: per sample, mixture_width chains of chain_depth ops (1 to 3 drawn when
+// -1) from the auto-augment ops (all_ops: with brightness, color, contrast and sharpness) at a
+// magnitude bin below `severity` (of 10), each applied to the image; the result is
+// m0 * image + sum_i w_i * chain_i, m0 and w from Dirichlet(alpha) draws, truncated to uint8.
+// A filter on the resampled image (placed like RandAugment), computed on the CPU threads (with
+// device="cuda" a list with it runs there and its batches are copied to the GPU).
+struct AugMix {
+  static constexpr int kMaxChains = 4, kMaxDepth = 3;
+  int severity = 3;
+  int mixture_width = 3;
+  int chain_depth = -1;
+  double alpha = 1.0;
+  bool all_ops = true;
+  Interpolation interpolation = Interpolation::kBilinear;
+  std::array<uint8_t, 3> fill = {0, 0, 0};
+};
+
 // Per-sample containers, as markers followed by the transforms they hold (sluice.transforms
 // compiles RandomChoice and RandomOrder of per-sample transforms into these):
 //   RandomChoice: one of the num_options ChoiceOption ranges that follow, option k with weight
@@ -399,7 +416,7 @@ using Transform = std::variant<RandomResizedCrop, Resize, CenterCrop, RandomCrop
                                RandomAdjustSharpness, RandomApply, AutoAugment, RandomChannelPermutation,
                                RandomPhotometricDistort, RandomResize, RandomShortestSize, ScaleJitter,
                                RandomZoomOut, RandomChoice, ChoiceOption, RandomOrder, OrderItem,
-                               RandomPerspective, ElasticTransform>;
+                               RandomPerspective, ElasticTransform, AugMix>;
 
 // The torchvision class name of a transform, e.g. "RandomResizedCrop".
 const char* TransformName(const Transform& t);

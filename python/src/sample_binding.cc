@@ -173,6 +173,24 @@ nb::list AffinesOf(std::vector<transforms::Transform> list, int width, int heigh
   return out;
 }
 
+// The draw of the list's AugMix for one sample: the image's weight, and each chain's weight and
+// ops (torchvision's names and magnitudes).
+nb::dict AugMixOf(std::vector<transforms::Transform> list, int width, int height, uint64_t seed, uint64_t epoch,
+                  uint64_t index) {
+  const SampleGeometry g = DrawSample(list, width, height, SampleKey{seed, epoch, index});
+  const AugMixDraw& a = g.augmix;
+  nb::list chains;
+  for (int i = 0; i < a.num_chains; ++i) {
+    nb::list ops;
+    for (int k = 0; k < a.depth[i]; ++k) ops.append(nb::make_tuple(AugmentOpName(a.ops[i][k].op), a.ops[i][k].magnitude));
+    chains.append(nb::make_tuple(a.w[i], ops));
+  }
+  nb::dict out;
+  out["m0"] = a.m0;
+  out["chains"] = chains;
+  return out;
+}
+
 // The displacement (h x w x 2 float32, torchvision's layout) of the list's first ElasticTransform
 // for one sample, on the image it is given.
 PyTensor ElasticOf(std::vector<transforms::Transform> list, int width, int height, uint64_t seed, uint64_t epoch,
@@ -251,6 +269,10 @@ void RegisterSample(nb::module_& m) {
         "The per-sample parameters of the list's RandomRotation and RandomAffine, in list order, in "
         "torchvision's terms (rotate's angle for RandomRotation, affine's for RandomAffine), with the "
         "(width, height) of the image each was given.");
+  m.def("draw_augmix", &AugMixOf, nb::arg("transforms"), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
+        nb::arg("epoch") = 0, nb::arg("index") = 0,
+        "The list's AugMix draw for one sample: {'m0': weight of the image, 'chains': [(weight, [(op, "
+        "magnitude), ...]), ...]}.");
   m.def("elastic_displacement", &ElasticOf, nb::arg("transforms"), nb::arg("width"), nb::arg("height"),
         nb::arg("seed") = 0, nb::arg("epoch") = 0, nb::arg("index") = 0,
         "The displacement field (h x w x 2 float32, torchvision's layout) of the list's first ElasticTransform.");

@@ -12,28 +12,13 @@
 #include "core/rng.h"
 #include "kernels/color/color_params.h"
 #include "kernels/filter/filter_params.h"
+#include "ops/augment_draw.h"
 #include "sluice/transforms.h"
 
 namespace sluice {
 
-// The ops of RandAugment and TrivialAugmentWide, in torchvision's table order (kNumAugmentOps of
-// them), then Invert, which only AutoAugment's policies use.
-enum class AugmentOp : uint8_t {
-  kIdentity, kShearX, kShearY, kTranslateX, kTranslateY, kRotate, kBrightness, kColor, kContrast,
-  kSharpness, kPosterize, kSolarize, kAutoContrast, kEqualize, kInvert
-};
-inline constexpr int kNumAugmentOps = 14;
-
 // torchvision's name of an op ("ShearX", ...).
 const char* AugmentOpName(AugmentOp op);
-
-// One drawn op with its magnitude as torchvision passes it to _apply_image_or_video_transform:
-// the float32 table value widened to double, negated for signed ops on a coin flip; 0 for ops
-// without magnitudes.
-struct AugmentDraw {
-  AugmentOp op = AugmentOp::kIdentity;
-  double magnitude = 0.0;
-};
 
 // The most ops one RandAugment draws (num_ops): each may be a filter pass or a colour step.
 inline constexpr int kMaxRandAugmentOps = 8;
@@ -52,6 +37,10 @@ int DrawAutoAugment(SampleRng& rng, int width, int height, const transforms::Aut
                     int* policy);
 inline constexpr int kAutoAugmentPolicies = 3;          // ImageNet, CIFAR10, SVHN
 inline constexpr int kAutoAugmentSubPolicies = 25;      // in each
+
+// AugMix's draw (AugMixDraw) for a width x height image: Dirichlet weights, then each chain's
+// depth and ops, with AugMix's magnitude tables.
+void DrawAugMix(SampleRng& rng, int width, int height, const transforms::AugMix& t, AugMixDraw* out);
 
 // What a drawn op does to a width x height image: nothing (Identity), a colour step (kind and
 // factor as ColorStep holds it, with the double factor torchvision blends with), or a filter

@@ -11,6 +11,7 @@ void RegisterImageOps(OpRegistry* registry) {
   RegisterPhotometricOps(registry);
   RegisterBlurOp(registry);
   RegisterAugmentOps(registry);
+  RegisterAugMixOp(registry);
   RegisterEraseOps(registry);
   RegisterFinishOps(registry);
   RegisterRandomApplyOp(registry);

@@ -17,6 +17,7 @@ void RegisterColorOps(OpRegistry* registry);       // colour steps
 void RegisterPhotometricOps(OpRegistry* registry); // channel order, photometric distortion
 void RegisterBlurOp(OpRegistry* registry);         // GaussianBlur
 void RegisterAugmentOps(OpRegistry* registry);     // RandAugment, TrivialAugmentWide
+void RegisterAugMixOp(OpRegistry* registry);       // AugMix
 void RegisterEraseOps(OpRegistry* registry);       // Cutout, RandomErasing, GridMask
 void RegisterFinishOps(OpRegistry* registry);      // Normalize, GaussianNoise, Lambda
 void RegisterRandomApplyOp(OpRegistry* registry);  // RandomApply

@@ -74,6 +74,7 @@ SampleDraw::SampleDraw(int width, int height, const SampleKey& key,
   out_->color = ColorOps{};
   out_->erase = EraseOps{};
   out_->noise = NoiseParams{};
+  out_->augmix.num_chains = 0;
 }
 
 void SampleDraw::BeginOp(uint32_t index) {

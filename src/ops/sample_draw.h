@@ -97,6 +97,7 @@ class SampleDraw {
   int TakeOrder(int* perm);
 
   EraseOps& erase() { return out_->erase; }
+  AugMixDraw& augmix() { return out_->augmix; }
   NoiseParams& noise() { return out_->noise; }
   // Whether a Normalize came before the current op, and the list's Normalize.
   bool normalized() const { return normalized_; }

@@ -17,6 +17,7 @@
 #include "kernels/noise/noise_params.h"
 #include "kernels/resize/resize_params.h"
 #include "kernels/warp/warp_params.h"
+#include "ops/augment_draw.h"
 
 namespace sluice {
 
@@ -48,6 +49,7 @@ struct SampleGeometry {
   ColorOps color;      // after the passes
   EraseOps erase;      // on the last segment's output, after the colour steps
   NoiseParams noise;   // GaussianNoise, in the finish
+  AugMixDraw augmix;   // the list's AugMix (a kAugMix filter in passes marks its place)
 
   // Output size of segment i.
   int out_width(int i) const {

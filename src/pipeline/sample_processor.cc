@@ -171,7 +171,11 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     std::vector<uint8_t>& buf = s->filtered[k % 2];
     buf.resize(static_cast<size_t>(view.width) * view.height * 3);
     const MutableImageView out{buf.data(), view.height, view.width, 3, static_cast<ptrdiff_t>(view.width) * 3};
-    FilterCpu(geo.passes.filters[pk], view, out, &s->filter_rows);
+    if (geo.passes.filters[pk].kind == FilterKind::kAugMix) {
+      ApplyAugMix(geo.augmix, view, out, &s->augmix);
+    } else {
+      FilterCpu(geo.passes.filters[pk], view, out, &s->filter_rows);
+    }
     view = out;
   }
   if (geo.color.num_steps > 0) {

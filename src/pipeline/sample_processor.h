@@ -17,6 +17,7 @@
 #include "codec/decoder.h"
 #include "kernels/finish/finish_cpu.h"
 #include "kernels/resize/resize_cpu.h"
+#include "ops/augmix.h"
 #include "pipeline/plan.h"
 #include "core/scratch_gauge.h"
 #include "core/stage_counters.h"
@@ -31,6 +32,7 @@ struct WorkerScratch {
   std::vector<uint8_t> warp_source;  // a warp segment's resampled image
   std::vector<uint8_t> filtered[2];  // the pixel passes' filter outputs
   std::vector<double> filter_rows;   // the blur's row sums
+  AugMixScratch augmix;              // AugMix's chains and mix
   ResizeScratch resize;
 
   // The bytes its buffers hold.

@@ -401,6 +401,7 @@ def test_chance_colour_ops_match_cpu(small_folder, route):
     # ElasticTransform runs on the CPU threads; the batches are copied to the GPU.
     elastic = [ST.Resize((40, 40)), ST.ElasticTransform(alpha=30.0, sigma=4.0), ST.ToTensor()]
     assert_gpu_loader_matches_cpu(small_folder, elastic, route)
+    assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((40, 40)), ST.AugMix(), ST.ToTensor()], route)
     assert_gpu_loader_matches_cpu(small_folder, [ST.Resize((40, 48)), ST.RandomRotation(10),
                                                  ST.Pad((3, 1, 2, 5), padding_mode="symmetric"),
                                                  ST.Pad(2, padding_mode="edge"), ST.ToTensor()], route)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .base import RGB, Compose, Identity, InterpolationMode, ToImage, Transform
 from .batch import BatchLambda, BatchRandomChoice, BatchTransform, CutMix, MixUp, _common_num_classes
-from .color import (AutoAugment, AutoAugmentPolicy, ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness,
+from .color import (AugMix, AutoAugment, AutoAugmentPolicy, ColorJitter, GaussianBlur, Grayscale, RandAugment, RandomAdjustSharpness,
                     RandomAutocontrast, RandomChannelPermutation, RandomEqualize, RandomGrayscale, RandomInvert,
                     RandomPhotometricDistort, RandomPosterize, RandomSolarize, TrivialAugmentWide)
 from .compile import compile_specs, flatten, split_batch_functions
@@ -69,6 +69,7 @@ __all__ = [
     "RandAugment",
     "TrivialAugmentWide",
     "AutoAugment",
+    "AugMix",
     "AutoAugmentPolicy",
     "GridMask",
     "GaussianNoise",

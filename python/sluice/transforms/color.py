@@ -253,6 +253,28 @@ class AutoAugment(Transform):
                     interpolation=_forms.interpolation(self.interpolation), fill=self._fill)
 
 
+class AugMix(Transform):
+    """torchvision's ``AugMix``: per sample, ``mixture_width`` chains of ``chain_depth`` ops (1 to
+    3, drawn, when -1) from the auto-augment ops (with brightness, color, contrast and sharpness
+    when ``all_ops``), each at a magnitude bin below ``severity``, mixed with the image by
+    Dirichlet(``alpha``) weights. Put it after the crops and resizes. Computed on the CPU
+    threads: with ``device="cuda"`` a list with it runs there and its batches are copied over."""
+
+    cpu_only = True
+
+    def __init__(self, severity: int = 3, mixture_width: int = 3, chain_depth: int = -1, alpha: float = 1.0,
+                 all_ops: bool = True, interpolation=InterpolationMode.BILINEAR, fill=None):
+        self.severity, self.mixture_width, self.chain_depth = severity, mixture_width, chain_depth
+        self.alpha, self.all_ops, self.interpolation, self.fill = alpha, all_ops, interpolation, fill
+        self._fill = _forms.fill("AugMix", 0 if fill is None else fill)
+        self._spec()
+
+    def _fields(self):
+        return dict(severity=self.severity, mixture_width=self.mixture_width, chain_depth=self.chain_depth,
+                    alpha=self.alpha, all_ops=self.all_ops, interpolation=_forms.interpolation(self.interpolation),
+                    fill=self._fill)
+
+
 class TrivialAugmentWide(Transform):
     """torchvision's ``TrivialAugmentWide``: one op per sample from RandAugment's 14, at a
     magnitude bin drawn uniformly from ``num_magnitude_bins``, with the wide ranges. Placement,

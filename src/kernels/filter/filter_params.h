@@ -28,7 +28,7 @@
 
 namespace sluice {
 
-enum class FilterKind : uint8_t { kGaussianBlur, kSharpness, kAffine, kElastic };
+enum class FilterKind : uint8_t { kGaussianBlur, kSharpness, kAffine, kElastic, kAugMix };
 
 struct FilterStep {
   static constexpr int kMaxTaps = 63;  // the largest blur kernel side
@@ -112,7 +112,8 @@ SLUICE_HD void FilterPixel(const FilterStep& f, int w, int h, int x, int y, cons
     case FilterKind::kGaussianBlur: BlurPixel(f, w, h, x, y, fetch, out); break;
     case FilterKind::kSharpness: SharpenPixel(f, w, h, x, y, fetch, out); break;
     case FilterKind::kAffine: WarpPixel(f.warp, x, y, fetch, out); break;
-    case FilterKind::kElastic: fetch(x, y, out); break;  // needs its field: ElasticCpu
+    case FilterKind::kElastic:  // needs its field: ElasticCpu
+    case FilterKind::kAugMix: fetch(x, y, out); break;  // needs the sample's chains: ApplyAugMix
   }
 }
 
