@@ -381,6 +381,7 @@ struct AugMix {
   bool all_ops = true;
   Interpolation interpolation = Interpolation::kBilinear;
   std::array<uint8_t, 3> fill = {0, 0, 0};
+  bool has_fill = false;  // false: torchvision's fill=None (warps blend with zero padding, unmasked)
 };
 
 // Per-sample containers, as markers followed by the transforms they hold (sluice.transforms

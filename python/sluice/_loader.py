@@ -144,7 +144,7 @@ class Loader:
             layout=layout, on_error=on_error, device="cpu" if self._upload else self._device,
             num_threads=num_threads, io_threads=io_threads, prefetch=prefetch,
             dct_scaling=any(t.random for t in self._batch.per_sample) if dct_scaling is None else dct_scaling,
-            decode_route=decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size,
+            decode_route="auto" if self._upload else decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size,
             max_file_bytes=max_file_bytes, memory_cache_bytes=cache_bytes(cache, cache_budget))
         self._check_dtype(options.dtype)
         self._functions: list = []  # user functions (Lambda): the C++ loader reaches them weakly

@@ -39,6 +39,7 @@ struct AugMixDraw {
   float w[transforms::AugMix::kMaxChains] = {};
   transforms::Interpolation interpolation = transforms::Interpolation::kBilinear;
   std::array<uint8_t, 3> fill = {0, 0, 0};
+  bool mask_fill = false;  // a fill was given (else torchvision's fill=None)
 };
 
 }  // namespace sluice

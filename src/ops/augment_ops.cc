@@ -190,7 +190,7 @@ int DrawAutoAugment(SampleRng& rng, int width, int height, const transforms::Aut
 }
 
 AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transforms::Interpolation interpolation,
-                          const std::array<uint8_t, 3>& fill) {
+                          const std::array<uint8_t, 3>& fill, bool mask_fill) {
   AugmentStep s;
   const double m = d.magnitude;
   auto color = [&s](ColorKind kind, double factor) {
@@ -227,6 +227,7 @@ AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transform
       w.x = WarpAxis{0, width, false};
       w.y = WarpAxis{0, height, false};
       w.float_grid = true;  // torchvision's float32 grid: its ties (e.g. shear 0.2 on odd rows) exactly
+      w.mask_fill = mask_fill;
       break;
     }
     case AugmentOp::kBrightness: color(ColorKind::kBrightness, 1.0 + m); break;

@@ -52,8 +52,9 @@ struct AugmentStep {
   double factor = 0.0;
   FilterStep filter;
 };
+// `mask_fill` false: torchvision's fill=None (the zero-padded bilinear blend, WarpParams).
 AugmentStep AugmentToStep(const AugmentDraw& d, int width, int height, transforms::Interpolation interpolation,
-                          const std::array<uint8_t, 3>& fill);
+                          const std::array<uint8_t, 3>& fill, bool mask_fill = true);
 
 }  // namespace sluice
 

@@ -104,6 +104,7 @@ void DrawAugMix(SampleRng& rng, int width, int height, const AugMix& t, AugMixDr
   }
   out->interpolation = t.interpolation;
   out->fill = t.fill;
+  out->mask_fill = t.has_fill;
 }
 
 void ApplyAugMix(const AugMixDraw& d, const ImageView& in, const MutableImageView& out, AugMixScratch* s) {
@@ -117,7 +118,7 @@ void ApplyAugMix(const AugMixDraw& d, const ImageView& in, const MutableImageVie
     for (int y = 0; y < h; ++y) std::memcpy(s->chain[0].data() + static_cast<size_t>(y) * w * 3, in.row(y), 3 * w);
     int cur = 0;
     for (int k = 0; k < d.depth[i]; ++k) {
-      const AugmentStep step = AugmentToStep(d.ops[i][k], w, h, d.interpolation, d.fill);
+      const AugmentStep step = AugmentToStep(d.ops[i][k], w, h, d.interpolation, d.fill, d.mask_fill);
       const MutableImageView img{s->chain[cur].data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3};
       if (step.type == AugmentStep::Type::kColor) {
         ColorOps ops;
@@ -146,7 +147,7 @@ void RegisterAugMixOp(OpRegistry* registry) {
   op.fields = {Field<&AugMix::severity>("severity"), Field<&AugMix::mixture_width>("mixture_width"),
                Field<&AugMix::chain_depth>("chain_depth"), Field<&AugMix::alpha>("alpha"),
                Field<&AugMix::all_ops>("all_ops"), Field<&AugMix::interpolation>("interpolation"),
-               Field<&AugMix::fill>("fill")};
+               Field<&AugMix::fill>("fill"), Field<&AugMix::has_fill>("has_fill")};
   op.validate = CheckAugMix;
   op.place = [](const AugMix&, ListState* list) {
     if (list->augment == nullptr) list->augment = "AugMix";

@@ -69,8 +69,8 @@ def test_simclr_with_random_apply_and_the_new_colour_ops(small_folder):
 
 
 @pytest.mark.parametrize("make, exc, words", [
-    (lambda v2: [v2.Resize(32), v2.RandomPerspective()], ValueError,
-     r"item 1 \(RandomPerspective\): torchvision's RandomPerspective has no sluice equivalent yet"),
+    (lambda v2: [v2.Resize(32), v2.RandomIoUCrop()], ValueError,
+     r"item 1 \(RandomIoUCrop\): torchvision's RandomIoUCrop has no sluice equivalent yet"),
     (lambda v2: [v2.ToDtype(__import__("torch").float16, scale=False)], ValueError, r"item 0 \(ToDtype\): to torch.float16"),
 ])
 def test_what_cannot_be_converted_is_named(make, exc, words):

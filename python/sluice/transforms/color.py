@@ -272,7 +272,7 @@ class AugMix(Transform):
     def _fields(self):
         return dict(severity=self.severity, mixture_width=self.mixture_width, chain_depth=self.chain_depth,
                     alpha=self.alpha, all_ops=self.all_ops, interpolation=_forms.interpolation(self.interpolation),
-                    fill=self._fill)
+                    fill=self._fill, has_fill=self.fill is not None)
 
 
 class TrivialAugmentWide(Transform):

@@ -49,6 +49,9 @@ struct WarpParams {
   // Compute the source point as torchvision's float32 grid does (FloatGridPoint), not in double:
   // bit-exact with torchvision for nearest, ties included (the auto-augment warps use it).
   bool float_grid = false;
+  // Blend bilinear samples with `fill` through the mask (torchvision with a fill); false: the
+  // zero-padded blend as it is (torchvision's fill=None, which the auto-augments default to).
+  bool mask_fill = true;
   // A perspective warp instead (RandomPerspective): torchvision's 8 coefficients c, as float32,
   // output pixel (j, i) reading ((c0 x + c1 y + c2) / (c6 x + c7 y + 1) - 1/2, (c3 x + c4 y + c5) /
   // (c6 x + c7 y + 1) - 1/2) at its centre (x, y) = (j + 1/2, i + 1/2): PerspectivePoint.
@@ -182,7 +185,7 @@ SLUICE_HD void SamplePoint(const WarpParams& p, double sx, double sy, const Fetc
   }
   for (int ch = 0; ch < 3; ++ch) {
     const double f = p.fill[ch];
-    out[ch] = warp::ToU8(Add(Mul(Add(v[ch], -f), mask), f));
+    out[ch] = warp::ToU8(p.mask_fill ? Add(Mul(Add(v[ch], -f), mask), f) : v[ch]);
   }
 }
 
