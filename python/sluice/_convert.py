@@ -3,41 +3,26 @@ DLPack; JAX copies a buffer that is not 64-byte aligned on the CPU, and int64 la
 default int32 unless jax_enable_x64 is set)."""
 from __future__ import annotations
 
+import functools
+import importlib
 from typing import Any
 
-_torch: Any = None
-_torch_checked = False
-_jax: Any = None
-_jax_checked = False
+
+@functools.cache
+def _optional(name: str) -> Any:
+    """The module `name` if it can be imported, else None (checked once)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def torch_module() -> Any:
-    """torch if it can be imported, else None (checked once)."""
-    global _torch, _torch_checked
-    if not _torch_checked:
-        _torch_checked = True
-        try:
-            import torch  # noqa: PLC0415
-
-            _torch = torch
-        except ImportError:
-            _torch = None
-    return _torch
+    return _optional("torch")
 
 
 def jax_module() -> Any:
-    """jax if it can be imported, else None (checked once)."""
-    global _jax, _jax_checked
-    if not _jax_checked:
-        _jax_checked = True
-        try:
-            import jax  # noqa: PLC0415
-            import jax.dlpack  # noqa: F401, PLC0415
-
-            _jax = jax
-        except ImportError:
-            _jax = None
-    return _jax
+    return _optional("jax") if _optional("jax.dlpack") is not None else None
 
 
 def resolve_output(output: str, cuda: bool = False, batch_transforms: bool = False) -> str:

@@ -38,18 +38,13 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   d["samples"] = s.samples;
   d["batches"] = s.batches;
   d["bytes_read"] = s.bytes_read;
-  nb::dict stages;
-  stages["read"] = s.read_s;
-  stages["decode"] = s.decode_s;
-  stages["transform"] = s.transform_s;
-  stages["collate"] = s.collate_s;
-  d["stage_seconds"] = stages;
-  nb::dict cpu;
-  cpu["read"] = s.read_cpu_s;
-  cpu["decode"] = s.decode_cpu_s;
-  cpu["transform"] = s.transform_cpu_s;
-  cpu["collate"] = s.collate_cpu_s;
-  d["stage_cpu_seconds"] = cpu;
+  auto stages = [](double read, double decode, double transform, double collate) {
+    nb::dict t;
+    t["read"] = read, t["decode"] = decode, t["transform"] = transform, t["collate"] = collate;
+    return t;
+  };
+  d["stage_seconds"] = stages(s.read_s, s.decode_s, s.transform_s, s.collate_s);
+  d["stage_cpu_seconds"] = stages(s.read_cpu_s, s.decode_cpu_s, s.transform_cpu_s, s.collate_cpu_s);
   d["wait_seconds"] = s.wait_s;
   d["wall_seconds"] = s.wall_s;
   d["num_threads"] = s.num_threads;

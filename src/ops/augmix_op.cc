@@ -110,9 +110,9 @@ void DrawAugMix(SampleRng& rng, int width, int height, const AugMix& t, AugMixDr
 void ApplyAugMix(const AugMixDraw& d, const ImageView& in, const MutableImageView& out, AugMixScratch* s) {
   const int w = in.width, h = in.height;
   const size_t n = static_cast<size_t>(w) * h * 3;
-  auto pixel = [&in, w](size_t k) { return in.row(static_cast<int>(k / (3 * static_cast<size_t>(w))))[k % (3 * w)]; };
   s->mix.resize(n);
-  for (size_t k = 0; k < n; ++k) s->mix[k] = d.m0 * static_cast<float>(pixel(k));
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < 3 * w; ++x) s->mix[static_cast<size_t>(y) * w * 3 + x] = d.m0 * static_cast<float>(in.row(y)[x]);
   for (int i = 0; i < d.num_chains; ++i) {
     for (auto& b : s->chain) b.resize(n);
     for (int y = 0; y < h; ++y) std::memcpy(s->chain[0].data() + static_cast<size_t>(y) * w * 3, in.row(y), 3 * w);
@@ -122,7 +122,7 @@ void ApplyAugMix(const AugMixDraw& d, const ImageView& in, const MutableImageVie
       const MutableImageView img{s->chain[cur].data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3};
       if (step.type == AugmentStep::Type::kColor) {
         ColorOps ops;
-        ops.steps[0] = ColorStep{step.color, static_cast<float>(step.factor), static_cast<float>(1.0 - step.factor)};
+        ops.steps[0] = MakeColorStep(step.color, step.factor);
         ops.num_steps = 1;
         ops.num_stats = NeedsStats(step.color) ? 1 : 0;
         ApplyColorCpu(ops, img);

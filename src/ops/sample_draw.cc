@@ -229,8 +229,7 @@ int SampleDraw::TakeOrder(int* perm) {
 
 void SampleDraw::AddColor(ColorKind kind, double factor) {
   ColorOps& c = out_->color;
-  // The factor as torchvision uses it (float32), and _blend's 1 - ratio (in double, then float).
-  c.steps[c.num_steps++] = ColorStep{kind, static_cast<float>(factor), static_cast<float>(1.0 - factor)};
+  c.steps[c.num_steps++] = MakeColorStep(kind, factor);
   if (NeedsStats(kind)) ++c.num_stats;
 }
 

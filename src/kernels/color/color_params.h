@@ -42,6 +42,11 @@ struct ColorStep {
   float alpha = 0.0f;   // 1 - factor, computed in double as torchvision's _blend does, then float
 };
 
+// A step with torchvision's factor (float32) and _blend's 1 - ratio (in double, then float).
+SLUICE_HD ColorStep MakeColorStep(ColorKind kind, double factor) {
+  return ColorStep{kind, static_cast<float>(factor), static_cast<float>(1.0 - factor)};
+}
+
 struct ColorOps {
   static constexpr int kMaxSteps = 8;
   ColorStep steps[kMaxSteps];
