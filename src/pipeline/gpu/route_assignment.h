@@ -4,7 +4,10 @@
 // A pinned route sends what it can take there; "auto" asks the RouteScheduler how many of the
 // engine-eligible samples go to the engines, and sends the rest of the hybrid-decodable ones to
 // the CPU-side route the scheduler picks (a few, now and then, to the other to keep its cost
-// current).
+// current). The engines take the eligible samples costliest for libjpeg-turbo by a prior (the
+// encoded bytes above the region's last row, then the region's pixels at the DCT scale), so the
+// CPU side gets the cheapest: at the same share it used 40% fewer cores on the H200
+// (docs/benchmarks.md).
 //
 // Thread-safety: one batch at a time per call; the scheduler is thread-safe.
 #ifndef SLUICE_PIPELINE_GPU_ROUTE_ASSIGNMENT_H_
@@ -16,8 +19,10 @@
 namespace sluice {
 
 // Sets the route of every good sample of `b`. `policy`: the loader's decode_route (resolved);
-// `has_hardware`, `has_hybrid`: the decoders this machine has.
-void AssignRoutes(GpuBatch* b, DecodeRoute policy, bool has_hardware, bool has_hybrid, RouteScheduler* scheduler);
+// `has_hardware`, `has_hybrid`: the decoders this machine has; `dct_scaling`: whether the CPU
+// decodes may downscale in the DCT domain.
+void AssignRoutes(GpuBatch* b, DecodeRoute policy, bool has_hardware, bool has_hybrid, bool dct_scaling,
+                  RouteScheduler* scheduler);
 
 }  // namespace sluice
 
