@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ._convert import jax_device, stack, to_array, to_device
+from ._profiling import record
 
 
 class EpochIterator:
@@ -28,6 +29,10 @@ class EpochIterator:
         return self
 
     def __next__(self) -> tuple[Any, ...]:
+        with record("sluice.next"):
+            return self._next()
+
+    def _next(self) -> tuple[Any, ...]:
         loader = self._loader
         with loader._driving():  # threads sharing this iterator take turns, one batch each
             if self._done:

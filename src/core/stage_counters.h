@@ -1,5 +1,6 @@
 // Per-stage time and volume counters shared by a loader's threads (relaxed atomics): the
-// Reader adds its reads, the executors their decoding, transforms and waits.
+// Reader adds its reads, the executors their decoding, transforms and waits. StageTimer times a
+// stage into them and marks it for profilers (an NVTX range "sluice read", "sluice decode", ...).
 //
 // Thread-safety: every counter may be updated from any thread.
 #ifndef SLUICE_CORE_STAGE_COUNTERS_H_
@@ -9,6 +10,7 @@
 #include <cstdint>
 
 #include "core/clock.h"
+#include "core/nvtx.h"
 #include "sluice/loader_stats.h"
 
 namespace sluice {
@@ -55,6 +57,30 @@ struct StageCounters {
     s->wait_s = sec(wait_ns);
     s->wall_s = static_cast<double>(NowNs() - start_ns.load()) * 1e-9;
   }
+};
+
+enum class Stage { kRead, kDecode, kTransform, kCollate };
+
+// Adds the wall and CPU time of its scope to `stage`'s counters; an NVTX range of the same name
+// covers it.
+//   { StageTimer t(&counters, Stage::kDecode); ... }
+class StageTimer {
+ public:
+  StageTimer(StageCounters* c, Stage stage)
+      : range_(kNames[static_cast<int>(stage)]), timer_(Wall(c, stage), Cpu(c, stage)) {}
+
+ private:
+  static constexpr const char* kNames[] = {"sluice read", "sluice decode", "sluice transform", "sluice collate"};
+  static std::atomic<int64_t>* Wall(StageCounters* c, Stage s) {
+    std::atomic<int64_t>* const wall[] = {&c->read_ns, &c->decode_ns, &c->transform_ns, &c->collate_ns};
+    return wall[static_cast<int>(s)];
+  }
+  static std::atomic<int64_t>* Cpu(StageCounters* c, Stage s) {
+    std::atomic<int64_t>* const cpu[] = {&c->read_cpu_ns, &c->decode_cpu_ns, &c->transform_cpu_ns, &c->collate_cpu_ns};
+    return cpu[static_cast<int>(s)];
+  }
+  NvtxRange range_;    // pushed before the timer starts, popped after it stops
+  ScopedTimer timer_;
 };
 
 }  // namespace sluice

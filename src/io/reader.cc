@@ -19,7 +19,7 @@ void Reader::Read(int64_t index, const std::atomic<bool>* cancelled, Done done) 
   pool_->Submit([this, index, cancelled, done = std::move(done)](int io_thread) {
     if (cancelled->load(std::memory_order_relaxed)) return done(Cancelled("cancelled"), io_thread);
     Result<SampleBytes> bytes = [&] {
-      ScopedTimer timer(&counters_->read_ns, &counters_->read_cpu_ns);
+      StageTimer timer(counters_, Stage::kRead);
       return source_->Read(index, memory_, max_bytes_);
     }();
     if (bytes.ok()) counters_->bytes_read.fetch_add(static_cast<int64_t>(bytes->size), std::memory_order_relaxed);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/clock.h"
+#include "core/nvtx.h"
 #include "pipeline/batch_trace.h"
 
 namespace sluice {
@@ -23,6 +24,7 @@ BatchRing::~BatchRing() {
 
 void BatchRing::MarkDone(RingBatch& batch) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (!batch.done) NvtxEnd(batch.nvtx_span);
   batch.done = true;
   done_cv_.notify_all();
 }
@@ -102,6 +104,7 @@ void BatchRing::Schedule(const EpochSchedule& schedule, int64_t index) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (aborted_) return;
+    b->nvtx_span = NvtxStart("sluice batch");
     in_flight_.push_back(b);
   }
   work_->Start(b);
@@ -110,6 +113,7 @@ void BatchRing::Schedule(const EpochSchedule& schedule, int64_t index) {
 // A batch that takes minutes means something is stuck (a decoder call that never returns, a file
 // system that hangs): say where every batch in flight stands, now and then.
 bool BatchRing::Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait) {
+  NvtxRange range("sluice wait");  // the consumer waiting for a batch
   const int64_t t0 = NowNs();
   const auto ready = [&] { return batch.done || aborted_.has_value(); };
   std::unique_lock<std::mutex> lock(mu_);

@@ -60,6 +60,7 @@ struct RingBatch {
   Status batch_status;             // the batch as a whole (memory, CUDA)
   std::atomic<bool> cancelled{false};
   bool done = false;               // guarded by the ring
+  uint64_t nvtx_span = 0;          // its NVTX range "sluice batch", from scheduled to done
 };
 
 // What an executor does for the ring.

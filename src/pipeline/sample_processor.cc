@@ -107,7 +107,7 @@ Result<ImageView> SampleProcessor::DecodeRegion(const ImageInfo& info, SampleGeo
                                                 StageCounters* counters) const {
   ImageView view;
   {
-    ScopedTimer timer(&counters->decode_ns, &counters->decode_cpu_ns);
+    StageTimer timer(counters, Stage::kDecode);
     ResizeParams& p0 = geo->segments[0];
     const int denom = dct_scaling_ ? ChooseScaleDenom(p0, MaxScaleDenom(info.format)) : 1;
     const int sw = ScaledSize(info.width, denom), sh = ScaledSize(info.height, denom);
@@ -132,7 +132,7 @@ Result<ImageView> SampleProcessor::DecodeRegion(const ImageInfo& info, SampleGeo
     }
     ShiftRegion(&p0, shown.x, shown.y);
   }
-  ScopedTimer timer(&counters->transform_ns, &counters->transform_cpu_ns);
+  StageTimer timer(counters, Stage::kTransform);
   for (int i = 0; i < cpu_segments; ++i) {
     const ResizeParams& p = geo->segments[static_cast<size_t>(i)];
     const WarpParams& warp = geo->warps[static_cast<size_t>(i)];
@@ -159,12 +159,12 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
   SampleGeometry geo;
   ImageInfo info;
   {
-    ScopedTimer timer(&counters->decode_ns, &counters->decode_cpu_ns);
+    StageTimer timer(counters, Stage::kDecode);
     SLUICE_RETURN_IF_ERROR(Prepare(data, size, key, &s->decoder, &info, &geo));
   }
   SLUICE_ASSIGN_OR_RETURN(ImageView view, DecodeRegion(info, &geo, geo.num_segments, s, counters));
   for (int k = 0; k < geo.passes.num; ++k) {
-    ScopedTimer timer(&counters->transform_ns, &counters->transform_cpu_ns);
+    StageTimer timer(counters, Stage::kTransform);
     const size_t pk = static_cast<size_t>(k);
     ApplyColorCpu(geo.passes.before[pk], MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
                                                           view.row_stride});
@@ -179,18 +179,18 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     view = out;
   }
   if (geo.color.num_steps > 0) {
-    ScopedTimer timer(&counters->transform_ns, &counters->transform_cpu_ns);
+    StageTimer timer(counters, Stage::kTransform);
     // The view is this worker's scratch (a segment's output or the decoded pixels).
     ApplyColorCpu(geo.color, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
                                               view.row_stride});
   }
   if (geo.erase.num > 0 || geo.erase.grid.enabled) {  // before Normalize: set pixels (the finish normalizes them)
-    ScopedTimer timer(&counters->transform_ns, &counters->transform_cpu_ns);
+    StageTimer timer(counters, Stage::kTransform);
     ErasePixelsCpu(geo.erase, MutableImageView{const_cast<uint8_t*>(view.data), view.height, view.width, 3,
                                                view.row_stride});
   }
   if (!plan_.pixel_functions().empty()) {
-    ScopedTimer timer(&counters->transform_ns, &counters->transform_cpu_ns);
+    StageTimer timer(counters, Stage::kTransform);
     // User functions see contiguous HWC pixels (every segment's output is).
     if (view.row_stride != static_cast<ptrdiff_t>(view.width) * 3)
       return Internal("user function: the pixels are not contiguous");
@@ -200,7 +200,7 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
   }
   void* dst = nullptr;
   {
-    ScopedTimer timer(&counters->collate_ns, &counters->collate_cpu_ns);
+    StageTimer timer(counters, Stage::kCollate);
     SLUICE_ASSIGN_OR_RETURN(dst, slot(view.height, view.width));
     if (geo.noise.enabled && finish_.dtype == DType::kUInt8)
       return InvalidArgument("GaussianNoise needs a float output: pass dtype='float32' or 'float16'");
@@ -213,7 +213,7 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
       EraseFinishedCpu(geo.erase, dst, view.height, view.width, finish_.dtype, finish_.layout);
   }
   if (!plan_.finished_functions().empty()) {
-    ScopedTimer timer(&counters->transform_ns, &counters->transform_cpu_ns);
+    StageTimer timer(counters, Stage::kTransform);
     for (const PlacedFunction& f : plan_.finished_functions())
       SLUICE_RETURN_IF_ERROR(
           f.fn.fn->Call(dst, view.height, view.width, finish_.dtype, finish_.layout, FunctionSeed(key, f)));

@@ -78,7 +78,7 @@ Status DecodeOnCpu(const SampleProcessor& processor, GpuSample* s, WorkerScratch
   }
   SLUICE_ASSIGN_OR_RETURN(const ImageView view,
                           processor.DecodeRegion(s->info, &s->geo, s->geo.num_segments - 1, w, counters));
-  ScopedTimer timer(&counters->collate_ns, &counters->collate_cpu_ns);
+  StageTimer timer(counters, Stage::kCollate);
   const size_t row = static_cast<size_t>(view.width) * 3;
   s->region_bytes = row * static_cast<size_t>(view.height);
   s->staging = pinned->Allocate(s->region_bytes);

@@ -187,7 +187,7 @@ void GpuExecutor::Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, i
     if (bytes.status().code() != StatusCode::kCancelled) status = bytes.status();
   } else {
     s.bytes = std::move(bytes).value();
-    ScopedTimer timer(&counters_.decode_ns, &counters_.decode_cpu_ns);
+    StageTimer timer(&counters_, Stage::kDecode);
     const int64_t index = b->samples[static_cast<size_t>(i)];
     const Status st = processor_.Prepare(s.bytes.data, s.bytes.size,
                                          SampleKey{options_.seed, static_cast<uint64_t>(b->epoch),
@@ -237,7 +237,7 @@ void GpuExecutor::DecodeOnEngines(const BatchPtr& b, const std::vector<int>& mem
   cudaSetDevice(options_.device.index);
   std::vector<int> fallback;
   if (!b->cancelled.load(std::memory_order_relaxed)) {
-    ScopedTimer timer(&counters_.decode_ns, &counters_.decode_cpu_ns);
+    StageTimer timer(&counters_, Stage::kDecode);
     b->timing->Mark(BatchTrace::kEngineStart);
     // The engines may write the arena when the call is made rather than in stream order (a
     // device-side wait did not hold them back in torchcodec PR 1634's measurements on the H100),
@@ -301,7 +301,7 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
     const int64_t t0 = NowNs();
     Status st;
     if (s.route == DecodeRoute::kHybrid) {
-      ScopedTimer timer(&counters_.decode_ns, &counters_.decode_cpu_ns);
+      StageTimer timer(&counters_, Stage::kDecode);
       st = decoders_->DecodeHybrid(worker, s, b->stream);
       if (!st.ok()) {  // unsupported or damaged: libjpeg-turbo decides, and names the reason
         s.route = DecodeRoute::kCpu;
@@ -329,7 +329,7 @@ void GpuExecutor::Done(const BatchPtr& b, int count) {
 void GpuExecutor::Launch(const BatchPtr& b) {
   cudaSetDevice(options_.device.index);
   {
-    ScopedTimer timer(&counters_.collate_ns, &counters_.collate_cpu_ns);
+    StageTimer timer(&counters_, Stage::kCollate);
     b->timing->Mark(BatchTrace::kLaunched);
     std::vector<int> kept;
     for (size_t i = 0; i < b->gpu.size(); ++i)
