@@ -71,6 +71,7 @@ set(SLUICE_SOURCES
   src/pipeline/skip_log.cc
   src/pipeline/batch_trace.cc
   src/pipeline/batch_ring.cc
+  src/pipeline/load_tuner.cc
   src/pipeline/gpu/route_scheduler.cc
   src/pipeline/cpu/cpu_executor.cc
   src/pipeline/resolve_options.cc

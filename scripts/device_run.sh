@@ -15,6 +15,7 @@
 #   shards (issue 17; after `prepare` in the call before): the tests of shards and the GPU
 #   path (ctest; pytest on the webdataset, pack and GPU files), then bench/shard_bench.py on
 #   dataset (a) with nginx from .deb/nginx (SHARD_ROWS: substrings of the rows to run).
+#   tunebench: bench/tune_bench.py (the CPU path's tuner against the defaults and a sweep).
 #   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
 #   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
 #   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
@@ -34,7 +35,7 @@ nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 # Builds the tree in $1 (this one, or OLD) into $1/$2 with 16 cores; logs to $OUT/build_<name>.log.
 build_tree() {
   local tree=$1 dir=$2 type=$3 name=$4 t0; t0=$(date +%s)
-  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ]; } && target=(--target _core)
+  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = tunebench ]; } && target=(--target _core)
   (cd "$tree" &&
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON \
       -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build_$name.log" 2>&1 &&
@@ -90,6 +91,19 @@ if [ "$what" = compare ]; then
         --seconds "${SECONDS_PER_ROW:-6}" --timeout 90 --rows "${ROWS:-sluice GPU auto,sluice GPU hardware,sluice CPU}" \
         --json "$OUT/compare_${name}_$round.json" 2>&1 | grep -E "^\|" | sed "s/^/$name $round /")
     done
+  done
+  exit 0
+fi
+
+# tunebench (issue 19): bench/tune_bench.py, the CPU path's tuner against the defaults and a sweep
+# of threads x prefetch, on (a) and (b) with the consumers in TUNE_CONSUMERS_A / TUNE_CONSUMERS_B.
+if [ "$what" = tunebench ]; then
+  make_datasets
+  for d in a b; do
+    cv="TUNE_CONSUMERS_${d^^}"
+    timeout "${TUNE_TIMEOUT:-500}" "$PY" bench/tune_bench.py /tmp/data_$d --consumers "${!cv:-none}" \
+      --threads "${TUNE_THREADS:-4,8,12,16}" --prefetch "${TUNE_PREFETCH:-2,4}" --seconds "${SECONDS_PER_ROW:-4}" \
+      --json "$OUT/tune_$d.json" 2>&1 | tee -a "$OUT/tune.log"
   done
   exit 0
 fi

@@ -34,8 +34,11 @@ struct LoaderStats {
   double read_cpu_s = 0, decode_cpu_s = 0, transform_cpu_s = 0, collate_cpu_s = 0;
   double wait_s = 0;          // time the consumer spent blocked in Next()
   double wall_s = 0;          // time since creation or ResetStats
-  int num_threads = 0;
+  int num_threads = 0;        // compute threads taking work now (tuned unless given)
   int io_threads = 0;
+  int prefetch = 0;           // batches kept in flight now (tuned unless given)
+  std::string tuning;         // the tuner's last decision and why (pipeline/load_tuner.h)
+  bool tuning_settled = false;
   int64_t host_memory_in_use = 0;   // bytes: pooled buffers handed out, and the threads' scratch
   int64_t host_memory_peak = 0;     // (decoded pixels, intermediate images; a peak per thread)
   int64_t host_memory_cached = 0;   // bytes: freed pooled buffers kept for reuse

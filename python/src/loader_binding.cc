@@ -49,6 +49,11 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   d["wall_seconds"] = s.wall_s;
   d["num_threads"] = s.num_threads;
   d["io_threads"] = s.io_threads;
+  d["prefetch"] = s.prefetch;
+  nb::dict tuning;
+  tuning["settled"] = s.tuning_settled;
+  tuning["why"] = s.tuning;
+  d["tuning"] = tuning;
   d["host_memory_in_use"] = s.host_memory_in_use;
   d["host_memory_peak"] = s.host_memory_peak;
   d["host_memory_cached"] = s.host_memory_cached;

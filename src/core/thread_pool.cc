@@ -19,6 +19,7 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::Create(int num_threads, std::str
   SLUICE_CHECK(num_threads >= 1);
   std::unique_ptr<ThreadPool> pool(new ThreadPool());
   pool->workers_.reserve(static_cast<size_t>(num_threads));
+  pool->active_ = num_threads;
   for (int i = 0; i < num_threads; ++i) {
     try {
       pool->workers_.emplace_back([p = pool.get(), i] { p->WorkerLoop(i); });
@@ -38,6 +39,7 @@ void ThreadPool::Stop() {
     stop_ = true;
   }
   cv_.notify_all();
+  idle_cv_.notify_all();
   for (auto& t : workers_) t.join();
   workers_.clear();
 }
@@ -49,6 +51,20 @@ void ThreadPool::Submit(Task task) {
   std::lock_guard<std::mutex> lock(mu_);
   queue_.push_back(std::move(task));
   cv_.notify_one();
+}
+
+void ThreadPool::SetActive(int n) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    active_ = std::clamp(n, 1, static_cast<int>(workers_.size()));
+  }
+  idle_cv_.notify_all();  // those now active go back to the tasks
+  cv_.notify_all();       // those now idle leave them
+}
+
+int ThreadPool::active() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return active_;
 }
 
 bool ThreadPool::OnWorkerThread() const {
@@ -63,7 +79,16 @@ void ThreadPool::WorkerLoop(int index) {
     Task task;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      for (;;) {
+        if (stop_ || (index < active_ && !queue_.empty())) break;
+        if (index >= active_) {
+          // A wake-up for a task this worker may not take goes on to one that may.
+          if (!queue_.empty()) cv_.notify_one();
+          idle_cv_.wait(lock, [&] { return stop_ || index < active_; });
+        } else {
+          cv_.wait(lock);
+        }
+      }
       if (queue_.empty()) return;  // stop_ and drained
       task = std::move(queue_.front());
       queue_.pop_front();

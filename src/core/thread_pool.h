@@ -1,7 +1,8 @@
 // ThreadPool: a fixed set of worker threads running tasks in submission (FIFO) order.
 //
 // Each task receives the index of the worker running it (0..size()-1), so callers can keep
-// per-worker scratch memory without locks.
+// per-worker scratch memory without locks. SetActive(n) lets only workers 0..n-1 take tasks (a
+// tuner's way to use fewer threads without stopping any); a task already running finishes.
 //
 // Thread-safety: Submit() may be called from any thread, including from inside a task, until the
 // destructor starts. The destructor finishes every queued task before it returns; it must not run
@@ -36,6 +37,9 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(workers_.size()); }
   void Submit(Task task);
+  // Workers 0..n-1 take tasks from now on, the others wait; n is clamped to [1, size()].
+  void SetActive(int n);
+  int active() const;
   // Whether the calling thread is one of this pool's workers.
   bool OnWorkerThread() const;
 
@@ -51,9 +55,11 @@ class ThreadPool {
   void WorkerLoop(int index);
   void Stop();  // drains the queue and joins the workers started so far
 
-  std::mutex mu_;
-  std::condition_variable cv_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;       // active workers wait here for tasks
+  std::condition_variable idle_cv_;  // workers at or above active_ wait here
   std::deque<Task> queue_;
+  int active_ = 0;                   // set to size() by Create
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };

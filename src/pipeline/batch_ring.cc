@@ -12,8 +12,10 @@ namespace sluice {
 
 void BatchWork::MarkDone(RingBatch& batch) { ring_->MarkDone(batch); }
 
-BatchRing::BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work)
-    : source_(source), options_(options), work_(work), skips_(source) {
+BatchRing::BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work, Tuning tuning)
+    : source_(source), options_(options), work_(work), skips_(source),
+      tuner_({*options.num_threads, *options.prefetch}, tuning.threads, tuning.prefetch, tuning.fixed),
+      prefetch_(*options.prefetch), active_threads_(*options.num_threads) {
   work_->ring_ = this;
 }
 
@@ -81,7 +83,7 @@ void BatchRing::ReadAhead(std::shared_ptr<const EpochSchedule> next) {
 }
 
 void BatchRing::TopUp() {
-  while (static_cast<int>(in_flight_.size()) < *options_.prefetch) {
+  while (static_cast<int>(in_flight_.size()) < prefetch_) {
     const bool current = next_ < schedule_->num_batches();
     if (!current && (ahead_ == nullptr || ahead_next_ >= ahead_->num_batches())) break;
     if (!in_flight_.empty() && !work_->Admit(in_flight_)) break;
@@ -147,6 +149,7 @@ Result<std::optional<Batch>> BatchRing::Next(std::optional<std::chrono::millisec
   }
   if (in_flight_.empty() || in_flight_.front()->ahead) return std::optional<Batch>();  // the epoch's end
   std::shared_ptr<RingBatch> b = in_flight_.front();
+  const int64_t t0 = NowNs();
   if (!Wait(*b, wait)) {
     std::lock_guard<std::mutex> lock(mu_);
     if (aborted_) return FailedPrecondition(*aborted_);
@@ -158,8 +161,15 @@ Result<std::optional<Batch>> BatchRing::Next(std::optional<std::chrono::millisec
   }
   ++next_out_;
   work_->Taken(*b);
+  Tune(NowNs() - t0);
   TopUp();
   return HandOut(*b);
+}
+
+void BatchRing::Tune(int64_t waited_ns) {
+  const LoadTuner::Setting s = tuner_.Record(NowNs(), waited_ns);
+  if (s.threads != active_threads_) work_->SetActiveThreads(active_threads_ = s.threads);
+  prefetch_ = s.prefetch;  // a smaller window lets the batches in flight finish
 }
 
 // The batch's samples under on_error. A batch whose samples were all skipped still comes, empty,
@@ -197,8 +207,12 @@ Result<std::optional<Batch>> BatchRing::HandOut(RingBatch& b) {
 LoaderStats BatchRing::Stats() const {
   LoaderStats s;
   work_->counters().Fill(&s);
-  s.num_threads = *options_.num_threads;
+  const LoadTuner::Setting tuned = tuner_.setting();
+  s.num_threads = tuned.threads;
+  s.prefetch = tuned.prefetch;
   s.io_threads = *options_.io_threads;
+  s.tuning = tuner_.why();
+  s.tuning_settled = tuner_.settled();
   work_->FillStats(&s);
   skips_.Fill(&s);
   return s;

@@ -38,6 +38,8 @@
 
 #include "core/stage_counters.h"
 #include "io/epoch_schedule.h"
+#include "pipeline/load_tuner.h"
+#include "pipeline/resolve_options.h"
 #include "pipeline/skip_log.h"
 #include "sluice/batch.h"
 #include "sluice/loader_options.h"
@@ -84,6 +86,8 @@ class BatchWork {
   virtual void Taken(RingBatch&) {}
   // Whether the calling thread is one of the executor's own (a user function calling its loader).
   virtual bool OnOwnThread() const { return false; }
+  // Only compute threads 0..n-1 take work from now on (the ring's LoadTuner).
+  virtual void SetActiveThreads(int) {}
   // The executor's part of the stats (memory, routes).
   virtual void FillStats(LoaderStats* stats) const = 0;
   virtual void ResetStats() {}
@@ -102,8 +106,9 @@ class BatchWork {
 
 class BatchRing {
  public:
-  // `source`, `work` must outlive the ring; `options` resolved.
-  BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work);
+  // `source`, `work` must outlive the ring; `options` resolved. `tuning`: what a LoadTuner
+  // changes while the ring runs (none: the options hold).
+  BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work, Tuning tuning = {});
   ~BatchRing();
   BatchRing(const BatchRing&) = delete;
   BatchRing& operator=(const BatchRing&) = delete;
@@ -141,6 +146,7 @@ class BatchRing {
   bool Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait);
   void ReportStall(int64_t waited_s) const;  // to stderr, with mu_ held
   Result<std::optional<Batch>> HandOut(RingBatch& batch);
+  void Tune(int64_t waited_ns);  // after a hand-out: the tuner's setting, applied
 
   const Source& source_;
   LoaderOptions options_;
@@ -153,6 +159,9 @@ class BatchRing {
   std::shared_ptr<const EpochSchedule> ahead_;  // the schedule expected next (ReadAhead)
   int64_t ahead_next_ = 0;                      // its next batch to start
   int64_t sequence_ = 0;                        // batches started so far
+  LoadTuner tuner_;
+  int prefetch_;                                // batches kept in flight (the tuner's)
+  int active_threads_;                          // compute threads taking work (the tuner's)
   std::deque<std::shared_ptr<RingBatch>> in_flight_;  // changed with mu_ held (Abort reads it)
   mutable std::mutex mu_;  // guards RingBatch::done, aborted_
   std::optional<std::string> aborted_;  // why, once Abort() was called

@@ -24,8 +24,8 @@ namespace sluice {
 
 class Loader::Impl {
  public:
-  Impl(std::shared_ptr<const Source> source, Plan plan, LoaderOptions options)
-      : source_(std::move(source)), plan_(std::move(plan)), options_(options),
+  Impl(std::shared_ptr<const Source> source, Plan plan, LoaderOptions options, Tuning tuning)
+      : source_(std::move(source)), plan_(std::move(plan)), options_(options), tuning_(tuning),
         shard_{source_->size(), options.shuffle, options.seed, options.batch_size, options.last_batch,
                options.rank, options.world_size, EpochOrderOf(source_)} {}
 
@@ -51,7 +51,7 @@ class Loader::Impl {
     } else {
       SLUICE_ASSIGN_OR_RETURN(executor_, CpuExecutor::Create(source_, plan_, options_));
     }
-    ring_ = std::make_unique<BatchRing>(*source_, options_, executor_.get());
+    ring_ = std::make_unique<BatchRing>(*source_, options_, executor_.get(), tuning_);
     return Status::OK();
   }
 
@@ -113,6 +113,7 @@ class Loader::Impl {
   std::shared_ptr<StreamSession> stream_;  // the source, when it is a StreamSource
   Plan plan_;
   LoaderOptions options_;
+  Tuning tuning_;  // what the ring's LoadTuner may change
   ShardOptions shard_;
   int64_t full_batches_ = 0;                       // batches of an epoch that is not resumed
   std::shared_ptr<const EpochSchedule> schedule_;  // of the epoch last started (epoch 0 before)
@@ -222,7 +223,7 @@ Result<std::unique_ptr<Loader>> Loader::Create(std::shared_ptr<const Source> sou
     cache = std::make_shared<MemoryCache>(std::move(source), options.memory_cache_bytes);
     source = cache;
   }
-  auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), ResolveOptions(options));
+  auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), ResolveOptions(options), TuningOf(options));
   impl->cache_ = std::move(cache);
   impl->stream_ = std::move(stream);
   SLUICE_RETURN_IF_ERROR(impl->Start());

@@ -61,4 +61,10 @@ LoaderOptions ResolveOptions(LoaderOptions o) {
   return o;
 }
 
+Tuning TuningOf(const LoaderOptions& given) {
+  if (given.device.type == DeviceType::kCUDA)
+    return Tuning{false, false, "the GPU path's decoding split is tuned by its route scheduler"};
+  return Tuning{!given.num_threads, !given.prefetch};
+}
+
 }  // namespace sluice

@@ -20,6 +20,16 @@ Status CheckOptions(const LoaderOptions& options, const Plan& plan);
 // `options` with every automatic value set. REQUIRES: CheckOptions(options, ...) is OK.
 LoaderOptions ResolveOptions(LoaderOptions options);
 
+// What the loader's LoadTuner may change while it runs: the automatic values of the CPU path
+// (those the caller left unset). On the GPU path the RouteScheduler tunes the decoding split and
+// these stay where ResolveOptions put them.
+struct Tuning {
+  bool threads = false;   // num_threads
+  bool prefetch = false;  // prefetch
+  const char* fixed = "num_threads and prefetch were given";  // why, when neither is tuned
+};
+Tuning TuningOf(const LoaderOptions& given);
+
 }  // namespace sluice
 
 #endif  // SLUICE_PIPELINE_RESOLVE_OPTIONS_H_

@@ -33,6 +33,7 @@ class CpuExecutor : public BatchWork {
   void Start(const std::shared_ptr<RingBatch>& batch) override;
   void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
   std::string Describe(const RingBatch& batch) const override;
+  void SetActiveThreads(int n) override { compute_pool_->SetActive(n); }
   void FillStats(LoaderStats* stats) const override;
   bool OnOwnThread() const override;
 

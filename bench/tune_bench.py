@@ -1,0 +1,147 @@
+"""The loader's tuner against today's defaults and a hand sweep (issue 19), CPU path.
+
+For each dataset and consumer, rows each in their own process, same files:
+  default        num_threads = all of this process's CPUs, prefetch 2, both given (no tuner):
+                 what a loader ran with before the tuner
+  tuned          nothing given: the tuner chooses (timed once it has settled, at most --settle s)
+  T threads, prefetch P   the sweep (--threads x --prefetch), given
+The rate is the training loop's: batches taken per second, times the batch size (images/s),
+with the consumer's step in the loop. Consumers:
+  none           the loop takes batches and does nothing (the loader is the bottleneck)
+  sleep:MS       a step that sleeps MS ms (a GPU step: the CPU is free meanwhile)
+  torch:N        a CPU training step: a small CNN's forward and backward on the batch, torch on N
+                 threads (competes with the loader's threads for cores)
+
+    python bench/tune_bench.py DATA [DATA ...] --consumers none,sleep:40,torch:4 --seconds 5
+        [--threads 2,4,8,16] [--prefetch 2,4] [--json out.json]
+Prints a table per dataset and consumer, then: tuned / default and tuned / best swept.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+
+def consumer_step(kind: str):
+    """A function of one batch (images as a NumPy array, NCHW float32) for the loop to call."""
+    if kind == "none":
+        return lambda images: None
+    name, _, arg = kind.partition(":")
+    if name == "sleep":
+        return lambda images: time.sleep(float(arg) / 1000)
+    if name == "torch":
+        import torch
+        torch.set_num_threads(int(arg))
+        net = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, stride=2), torch.nn.ReLU(),
+                                  torch.nn.Conv2d(16, 32, 3, stride=2), torch.nn.ReLU(),
+                                  torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(32, 10))
+        opt = torch.optim.SGD(net.parameters(), lr=0.01)
+
+        def step(images):
+            x = torch.from_numpy(images)
+            loss = net(x).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return step
+    raise SystemExit(f"unknown consumer {kind!r}")
+
+
+def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, settle: float, batch: int) -> dict:
+    import sluice
+    import sluice.transforms as T
+    kw = {} if threads <= 0 else {"num_threads": threads, "prefetch": prefetch}
+    loader = sluice.Loader(data, [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
+                                  T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)],
+                           batch_size=batch, shuffle=True, output="numpy", **kw)
+    step = consumer_step(kind)
+
+    def batches():
+        while True:
+            for images, _labels in loader:
+                yield images
+
+    it = batches()
+    for _ in range(3):
+        step(next(it))
+    deadline = time.perf_counter() + (settle if threads <= 0 else 0)
+    while time.perf_counter() < deadline and not loader.stats()["tuning"]["settled"]:
+        step(next(it))
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds or n < 4:
+        step(next(it))
+        n += 1
+    rate = n * batch / (time.perf_counter() - t0)
+    s = loader.stats()
+    loader.close()
+    return {"images_per_s": rate, "threads": s["num_threads"], "prefetch": s["prefetch"], "tuning": s["tuning"]}
+
+
+def run_row(data, kind, threads, prefetch, args) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), data, "--_child", kind, str(threads), str(prefetch),
+           "--seconds", str(args.seconds), "--settle", str(args.settle), "--batch-size", str(args.batch_size)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {args.timeout} s"}
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    return json.loads(lines[-1]) if lines else {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", nargs="+")
+    ap.add_argument("--consumers", default="none,sleep:40,torch:4")
+    ap.add_argument("--threads", default="2,4,8,16")
+    ap.add_argument("--prefetch", default="2,4")
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--settle", type=float, default=20, help="the tuned row's wait for the tuner to settle")
+    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--json")
+    ap.add_argument("--_child", nargs=3, metavar=("KIND", "THREADS", "PREFETCH"), help=argparse.SUPPRESS)
+    args, _ = ap.parse_known_args()
+    if args._child:
+        kind, threads, prefetch = args._child
+        print(json.dumps(child(args.data[0], kind, int(threads), int(prefetch), args.seconds, args.settle,
+                               args.batch_size)))
+        return
+    cpus = len(os.sched_getaffinity(0))
+    results = []
+    for data in args.data:
+        for kind in args.consumers.split(","):
+            rows = [("default", cpus, 2), ("tuned", 0, 0)]
+            rows += [(f"{t} threads, prefetch {p}", int(t), int(p)) for t in args.threads.split(",")
+                     for p in args.prefetch.split(",") if int(t) <= cpus]
+            print(f"\n## {data}, consumer {kind} ({cpus} CPUs, batch {args.batch_size})\n\n"
+                  "| row | images/s | threads | prefetch |\n|---|---:|---:|---:|", flush=True)
+            table = {}
+            for name, t, p in rows:
+                r = run_row(data, kind, t, p, args)
+                table[name] = r
+                if "error" in r:
+                    print(f"| {name} | {r['error']} | | |", flush=True)
+                else:
+                    print(f"| {name} | {r['images_per_s']:,.0f} | {r['threads']} | {r['prefetch']} |", flush=True)
+            ok = {k: v for k, v in table.items() if "error" not in v}
+            swept = {k: v for k, v in ok.items() if k not in ("default", "tuned")}
+            if "tuned" in ok and "default" in ok and swept:
+                best = max(swept, key=lambda k: swept[k]["images_per_s"])
+                tuned = ok["tuned"]["images_per_s"]
+                print(f"\ntuned / default {tuned / ok['default']['images_per_s']:.2f}x; tuned / best swept "
+                      f"({best}) {tuned / swept[best]['images_per_s']:.2f}x; tuner: {ok['tuned']['tuning']['why']}")
+            results.append({"data": data, "consumer": kind, "cpus": cpus, "rows": table})
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+#include "pipeline/load_tuner.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace sluice {
+
+namespace {
+
+std::string Percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.0f%%", share * 100);
+  return text;
+}
+
+std::string Threads(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
+
+std::string Rate(double rate) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f batches/s", rate);
+  return text;
+}
+
+}  // namespace
+
+LoadTuner::LoadTuner(Setting start, bool tune_threads, bool tune_prefetch, const std::string& fixed)
+    : all_(start), tune_threads_(tune_threads), tune_prefetch_(tune_prefetch), now_(start), before_(start) {
+  if (!tune_threads_ && !tune_prefetch_) Settle("nothing to tune: " + fixed);
+}
+
+LoadTuner::Setting LoadTuner::Record(int64_t now_ns, int64_t waited_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!tune_threads_ && !tune_prefetch_) return now_;
+  if (window_start_ns_ < 0) {  // the first hand-out starts the first window
+    window_start_ns_ = now_ns;
+    return now_;
+  }
+  ++window_batches_;
+  window_wait_ns_ += waited_ns;
+  const double seconds = static_cast<double>(now_ns - window_start_ns_) * 1e-9;
+  if (window_batches_ < kWindowBatches || seconds < kWindowSeconds) return now_;
+  const double rate = window_batches_ / seconds;
+  const double wait = std::min(1.0, static_cast<double>(window_wait_ns_) * 1e-9 / seconds);
+  window_start_ns_ = now_ns;
+  window_batches_ = 0;
+  window_wait_ns_ = 0;
+  WindowDone(rate, wait);
+  return now_;
+}
+
+void LoadTuner::WindowDone(double rate, double wait) {
+  switch (phase_) {
+    case Phase::kWarmup:
+      phase_ = Phase::kBase;
+      return;
+    case Phase::kBase:
+      return FromBase(rate, wait);
+    case Phase::kFewerThreads:
+      if (wait < kKeepWait && rate >= (1 - kTolerance) * all_threads_rate_) {
+        why_ = "with " + Threads(now_.threads) + " the consumer keeps its pace (it waited " + Percent(wait) +
+               ", " + Rate(rate) + ")";
+        if (now_.threads > 1) return TryFewerThreads();
+        return Settle(why_);
+      }
+      now_ = before_;
+      return Settle("consumer-bound; " + Threads(before_.threads) + ": fewer slowed it (it waited " +
+                    Percent(wait) + ", " + Rate(rate) + " against " + Rate(all_threads_rate_) + ")");
+    case Phase::kDeeperPrefetch:
+      prefetch_tried_ = true;
+      if (rate >= (1 + kGain) * base_rate_)
+        return Settle("loader-bound; prefetch " + std::to_string(now_.prefetch) + " gained (" + Rate(rate) +
+                      " against " + Rate(base_rate_) + ")",
+                      true);
+      now_ = before_;
+      return Settle("loader-bound at all " + std::to_string(now_.threads) + " threads; prefetch " +
+                    std::to_string(before_.prefetch) + " (a deeper one gave " + Rate(rate) + " against " +
+                    Rate(base_rate_) + ")",
+                    true);
+    case Phase::kSettled:
+      restart_windows_ = !settled_waiting_ && wait > kLoaderBound ? restart_windows_ + 1 : 0;
+      if (restart_windows_ < kRestartWindows) return;
+      restart_windows_ = 0;
+      now_.threads = all_.threads;
+      phase_ = Phase::kBase;
+      why_ = "the consumer waited " + Percent(wait) + " again: searching from all threads";
+      return;
+  }
+}
+
+// A window at the setting the search stands on: which way to go.
+void LoadTuner::FromBase(double rate, double wait) {
+  base_rate_ = rate;
+  if (wait > kLoaderBound) {
+    if (now_.threads < all_.threads) {
+      now_.threads = all_.threads;
+      why_ = "the consumer waited " + Percent(wait) + ": back to all threads";
+      return;
+    }
+    if (tune_prefetch_ && !prefetch_tried_) {
+      before_ = now_;
+      now_.prefetch += kPrefetchStep;
+      phase_ = Phase::kDeeperPrefetch;
+      why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying prefetch " + std::to_string(now_.prefetch);
+      return;
+    }
+    return Settle("loader-bound at all " + std::to_string(now_.threads) + " threads (the consumer waited " +
+                  Percent(wait) + ", " + Rate(rate) + ")",
+                  true);
+  }
+  if (wait < kConsumerBound && tune_threads_ && now_.threads > 1) {
+    if (now_.threads == all_.threads) all_threads_rate_ = rate;
+    return TryFewerThreads();
+  }
+  Settle((wait < kConsumerBound ? "consumer-bound" : "balanced") + std::string(" (the consumer waited ") +
+         Percent(wait) + ", " + Rate(rate) + ")");
+}
+
+void LoadTuner::TryFewerThreads() {
+  before_ = now_;
+  now_.threads = std::max(1, now_.threads - std::max(1, all_.threads / 4));
+  phase_ = Phase::kFewerThreads;
+}
+
+void LoadTuner::Settle(std::string why, bool loader_bound) {
+  phase_ = Phase::kSettled;
+  why_ = std::move(why);
+  settled_waiting_ = loader_bound;
+  restart_windows_ = 0;
+}
+
+LoadTuner::Setting LoadTuner::setting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return now_;
+}
+
+bool LoadTuner::settled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return phase_ == Phase::kSettled;
+}
+
+std::string LoadTuner::why() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return why_;
+}
+
+}  // namespace sluice

@@ -1,0 +1,88 @@
+// LoadTuner: how many compute threads a loader keeps working and how many batches it keeps in
+// flight, chosen while it runs from what the consumer sees: the share of its time spent waiting
+// for batches, and the batches it takes per second.
+//
+// It starts where a loader without it runs (all threads, prefetch 2) and measures windows of at
+// least kWindowBatches hand-outs and kWindowSeconds, after one window of warm-up.
+// - The consumer waiting more than kLoaderBound of a window: the loader is the bottleneck. With
+//   fewer threads than all, it goes back to all; at all threads it tries kPrefetchStep more
+//   batches in flight once (kept when the consumer then takes kGain more per second); then it
+//   settles.
+// - Waiting less than kConsumerBound: the consumer is the bottleneck (a training step slower than
+//   loading). It tries a quarter of the threads fewer, kept while the consumer still waits less
+//   than kKeepWait and takes batches at least (1 - kTolerance) as fast as at all threads, and
+//   goes on down; the first try that fails is undone and it settles. The threads it leaves idle
+//   are cores for the training process.
+// - In between: it settles where it is.
+// Settled, it holds; kRestartWindows windows in a row with the consumer waiting more than
+// kLoaderBound, when it settled with it waiting less, start the search again from all threads.
+// Each decision and its reason are kept for stats (why()).
+//
+//   LoadTuner t({/*threads=*/16, /*prefetch=*/2}, /*tune_threads=*/true, /*tune_prefetch=*/true);
+//   LoadTuner::Setting s = t.Record(NowNs(), waited_ns);  // after each batch handed out
+//
+// Thread-safety: Record from one thread at a time; the readers from any thread.
+#ifndef SLUICE_PIPELINE_LOAD_TUNER_H_
+#define SLUICE_PIPELINE_LOAD_TUNER_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace sluice {
+
+class LoadTuner {
+ public:
+  struct Setting {
+    int threads = 1;   // compute threads that take work
+    int prefetch = 2;  // batches in flight
+    bool operator==(const Setting&) const = default;
+  };
+  // `start`: all the threads there are, and the default prefetch. What is not tuned stays there;
+  // with nothing to tune, why() says so and why (`fixed`).
+  LoadTuner(Setting start, bool tune_threads, bool tune_prefetch,
+            const std::string& fixed = "num_threads and prefetch were given");
+
+  // A batch was handed out at `now_ns` after the consumer waited `waited_ns` for it. Returns the
+  // setting to use from now on.
+  Setting Record(int64_t now_ns, int64_t waited_ns);
+
+  Setting setting() const;
+  bool settled() const;
+  std::string why() const;  // the last decision and its reason
+
+  static constexpr int kWindowBatches = 8;
+  static constexpr double kWindowSeconds = 0.5;
+  static constexpr double kLoaderBound = 0.10;    // the consumer waited more than this: loader-bound
+  static constexpr double kConsumerBound = 0.02;  // less than this: consumer-bound
+  static constexpr double kKeepWait = 0.05;       // fewer threads are kept while it waits less than this
+  static constexpr double kTolerance = 0.03;      // and takes batches this close to all threads' rate
+  static constexpr double kGain = 0.03;           // a deeper prefetch is kept when it gains this
+  static constexpr int kPrefetchStep = 2;
+  static constexpr int kRestartWindows = 4;
+
+ private:
+  enum class Phase { kWarmup, kBase, kFewerThreads, kDeeperPrefetch, kSettled };
+  void WindowDone(double rate, double wait);
+  void FromBase(double rate, double wait);
+  void TryFewerThreads();
+  void Settle(std::string why, bool loader_bound = false);
+
+  mutable std::mutex mu_;
+  const Setting all_;
+  const bool tune_threads_, tune_prefetch_;
+  Setting now_, before_;               // the setting in use, and the one a probe left
+  Phase phase_ = Phase::kWarmup;
+  double all_threads_rate_ = 0;        // batches/s at all threads, the pace fewer must keep
+  double base_rate_ = 0;               // of the window that started a probe
+  bool prefetch_tried_ = false;
+  bool settled_waiting_ = false;       // the consumer waited more than kLoaderBound when it settled
+  int restart_windows_ = 0;
+  std::string why_ = "measuring";
+  int64_t window_start_ns_ = -1, window_wait_ns_ = 0;
+  int window_batches_ = 0;
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_PIPELINE_LOAD_TUNER_H_

@@ -1,0 +1,104 @@
+#include "pipeline/load_tuner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace sluice {
+namespace {
+
+// A simulated loader and consumer: with t threads the loader makes a batch every
+// `loader_s * all / t` seconds (`cores` of them at most do useful work); the consumer takes
+// `step_s` per batch. A batch is handed out when both are ready; the consumer waits for the rest.
+struct Pair {
+  int all = 16, cores = 16;
+  double loader_s = 0.01, step_s = 0;
+  double BatchSeconds(int threads) const { return loader_s * all / std::min(threads, cores); }
+};
+
+// Feeds `batches` hand-outs to `t`; returns the clock.
+int64_t Drive(LoadTuner& t, const Pair& p, int batches, int64_t clock_ns = 0) {
+  for (int b = 0; b < batches; ++b) {
+    const double make = p.BatchSeconds(t.setting().threads);
+    const double wait = std::max(0.0, make - p.step_s);
+    clock_ns += static_cast<int64_t>(std::max(make, p.step_s) * 1e9);
+    t.Record(clock_ns, static_cast<int64_t>(wait * 1e9));
+  }
+  return clock_ns;
+}
+
+TEST(LoadTuner, ALoaderBoundPairKeepsAllThreads) {
+  LoadTuner t({16, 2}, true, true);
+  Drive(t, Pair{}, 2000);  // the consumer takes no time
+  EXPECT_TRUE(t.settled());
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2}));  // prefetch 4 was tried: no gain here
+  EXPECT_EQ(t.why().rfind("loader-bound at all 16 threads; prefetch 2", 0), 0u) << t.why();
+}
+
+TEST(LoadTuner, AConsumerBoundPairGivesUpTheThreadsItDoesNotNeed) {
+  Pair p;
+  p.step_s = 0.03;  // three times the loader's time per batch at all 16 threads
+  LoadTuner t({16, 2}, true, true);
+  Drive(t, p, 2000);
+  EXPECT_TRUE(t.settled());
+  // 12 and 8 threads keep the pace (0.013 and 0.02 s per batch); 4 (0.04 s) would not.
+  EXPECT_EQ(t.setting().threads, 8) << t.why();
+  EXPECT_EQ(t.setting().prefetch, 2);
+  EXPECT_NE(t.why().find("8 threads: fewer slowed it"), std::string::npos) << t.why();
+}
+
+TEST(LoadTuner, SettledItStaysPut) {
+  Pair p;
+  p.step_s = 0.03;
+  LoadTuner t({16, 2}, true, true);
+  int64_t clock = Drive(t, p, 600);
+  ASSERT_TRUE(t.settled());
+  const LoadTuner::Setting settled = t.setting();
+  for (int i = 0; i < 50; ++i) {
+    clock = Drive(t, p, 100, clock);
+    ASSERT_EQ(t.setting(), settled) << "after " << (i + 1) * 100 << " more batches: " << t.why();
+  }
+}
+
+TEST(LoadTuner, AFasterConsumerLaterGetsAllThreadsBack) {
+  Pair p;
+  p.step_s = 0.03;
+  LoadTuner t({16, 2}, true, true);
+  int64_t clock = Drive(t, p, 800);
+  ASSERT_EQ(t.setting().threads, 8);
+  p.step_s = 0;  // the training step got faster: the loader is the bottleneck now
+  Drive(t, p, 3000, clock);
+  EXPECT_EQ(t.setting().threads, 16) << t.why();
+  EXPECT_TRUE(t.settled());
+}
+
+TEST(LoadTuner, ADeeperPrefetchIsKeptOnlyWhenItGains) {
+  // The model here has no use for prefetch: a simulated gain comes from a consumer that takes
+  // batches faster once 4 are in flight (bursty work the deeper window smooths).
+  LoadTuner t({16, 2}, true, true);
+  int64_t clock = 0;
+  for (int b = 0; b < 3000; ++b) {
+    const double make = t.setting().prefetch >= 4 ? 0.008 : 0.01;
+    clock += static_cast<int64_t>(make * 1e9);
+    t.Record(clock, static_cast<int64_t>(make * 1e9));
+  }
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 4})) << t.why();
+  EXPECT_EQ(t.why().rfind("loader-bound; prefetch 4 gained", 0), 0u) << t.why();
+}
+
+TEST(LoadTuner, WhatTheCallerSetIsNotTuned) {
+  Pair p;
+  p.step_s = 0.03;
+  LoadTuner given({16, 2}, false, false);
+  Drive(given, p, 1000);
+  EXPECT_EQ(given.setting(), (LoadTuner::Setting{16, 2}));
+  EXPECT_EQ(given.why(), "nothing to tune: num_threads and prefetch were given");
+  LoadTuner threads_given({16, 2}, false, true);  // consumer-bound: prefetch has nothing to gain
+  Drive(threads_given, p, 1000);
+  EXPECT_EQ(threads_given.setting(), (LoadTuner::Setting{16, 2}));
+  EXPECT_TRUE(threads_given.settled());
+}
+
+}  // namespace
+}  // namespace sluice

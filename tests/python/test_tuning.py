@@ -1,0 +1,63 @@
+"""The loader's tuner on the CPU path (src/pipeline/load_tuner.h), with real files and a real
+consumer: a training step slower than loading lets it give up threads it does not need; a given
+num_threads and prefetch are left alone; stats() says what it chose and why."""
+import time
+
+import sluice
+import sluice.transforms as T
+from sluice import datasets
+
+
+def _folder(tmp_path) -> str:
+    root = str(tmp_path / "data")
+    datasets.make_dataset(root, num_images=64, num_classes=2, width=(80, 120), progress=False)
+    return root
+
+
+def _run(loader: sluice.Loader, epochs: int, step_s: float) -> None:
+    for _ in range(epochs):
+        for _batch in loader:
+            time.sleep(step_s)  # the training step
+
+
+def test_a_slow_consumer_lets_the_tuner_give_up_threads(tmp_path):
+    root = _folder(tmp_path)
+    loader = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, output="numpy")
+    all_threads = loader.stats()["num_threads"]
+    if all_threads < 2:
+        import pytest
+        pytest.skip("one CPU: no thread to give up")
+    _run(loader, 8, 0.04)  # 128 steps of 40 ms: the loader keeps up with one thread
+    stats = loader.stats()
+    assert stats["tuning"]["settled"], stats["tuning"]
+    assert stats["num_threads"] < all_threads, stats["tuning"]
+    assert "keeps its pace" in stats["tuning"]["why"] or "fewer slowed it" in stats["tuning"]["why"]
+    assert stats["prefetch"] == 2
+    # It holds there: more steps change nothing.
+    settled = stats["num_threads"]
+    _run(loader, 4, 0.04)
+    assert loader.stats()["num_threads"] == settled
+    loader.close()
+
+
+def test_a_fast_consumer_keeps_every_thread(tmp_path):
+    root = _folder(tmp_path)
+    loader = sluice.Loader(root, [T.RandomResizedCrop(96), T.ToTensor()], batch_size=4, output="numpy")
+    all_threads = loader.stats()["num_threads"]
+    deadline = time.time() + 20
+    while not loader.stats()["tuning"]["settled"] and time.time() < deadline:
+        _run(loader, 1, 0.0)
+    stats = loader.stats()
+    assert stats["tuning"]["settled"], stats["tuning"]
+    assert stats["num_threads"] == all_threads
+    assert stats["tuning"]["why"].startswith("loader-bound"), stats["tuning"]
+
+
+def test_given_values_are_not_tuned(tmp_path):
+    root = _folder(tmp_path)
+    loader = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, output="numpy",
+                           num_threads=2, prefetch=3)
+    _run(loader, 4, 0.04)
+    stats = loader.stats()
+    assert (stats["num_threads"], stats["prefetch"]) == (2, 3)
+    assert stats["tuning"] == {"settled": True, "why": "nothing to tune: num_threads and prefetch were given"}
