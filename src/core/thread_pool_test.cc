@@ -165,6 +165,53 @@ TEST(ThreadPoolTest, SubmitterIsDoneWithAPoolItsTaskOutlives) {
 }
 
 // Threads that cannot start are an error the caller gets, not std::terminate.
+// Only workers below the active count take tasks; every task still runs once, across changes.
+TEST(ThreadPoolTest, SetActiveLimitsTheWorkersThatTakeTasks) {
+  auto created = ThreadPool::Create(4, "test");
+  ASSERT_TRUE(created.ok());
+  ThreadPool& pool = **created;
+  std::atomic<int> done{0}, max_index{-1}, running{0}, max_running{0};
+  auto run = [&](int n) {
+    for (int i = 0; i < n; ++i)
+      pool.Submit([&](int w) {
+        const int now = ++running;
+        for (int m = max_running.load(); now > m && !max_running.compare_exchange_weak(m, now);) {
+        }
+        for (int m = max_index.load(); w > m && !max_index.compare_exchange_weak(m, w);) {
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        --running;
+        ++done;
+      });
+  };
+  auto wait_for = [&](int n) {
+    for (int i = 0; i < 5000 && done.load() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  pool.SetActive(2);
+  EXPECT_EQ(pool.active(), 2);
+  run(200);
+  wait_for(200);
+  EXPECT_EQ(done.load(), 200);
+  EXPECT_LE(max_index.load(), 1);
+  EXPECT_LE(max_running.load(), 2);
+  pool.SetActive(1);
+  max_index = -1, max_running = 0;
+  run(50);
+  wait_for(250);
+  EXPECT_EQ(done.load(), 250);
+  EXPECT_EQ(max_index.load(), 0);
+  EXPECT_EQ(max_running.load(), 1);
+  pool.SetActive(99);  // clamped to the pool's size
+  EXPECT_EQ(pool.active(), 4);
+  max_index = -1;
+  run(400);
+  wait_for(650);
+  EXPECT_EQ(done.load(), 650);
+  EXPECT_EQ(max_index.load(), 3);
+  pool.SetActive(0);
+  EXPECT_EQ(pool.active(), 1);
+}
+
 TEST(ThreadPoolTest, CreateReportsThreadsThatCannotStart) {
   EXPECT_EXIT(StartTooManyThreads(), ::testing::ExitedWithCode(0),
               "ResourceExhausted: cannot start thread [0-9]+ of 400 \\(many\\)");
