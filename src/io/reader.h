@@ -39,6 +39,8 @@ class Reader {
 
   const Source& source() const { return *source_; }
   int threads() const { return pool_->size(); }
+  // Only I/O threads 0..n-1 take reads from now on (ThreadPool::SetActive).
+  void SetActive(int n) { pool_->SetActive(n); }
   bool OnOwnThread() const { return pool_->OnWorkerThread(); }
 
   // Reads sample `index` on an I/O thread and calls `done` there with its bytes or the error

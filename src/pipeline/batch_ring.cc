@@ -12,10 +12,10 @@ namespace sluice {
 
 void BatchWork::MarkDone(RingBatch& batch) { ring_->MarkDone(batch); }
 
-BatchRing::BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work, Tuning tuning)
+BatchRing::BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work, LoadTuner::Scope tuning)
     : source_(source), options_(options), work_(work), skips_(source),
-      tuner_({*options.num_threads, *options.prefetch}, tuning.threads, tuning.prefetch, tuning.fixed),
-      prefetch_(*options.prefetch), active_threads_(*options.num_threads) {
+      tuner_({*options.num_threads, *options.prefetch, *options.io_threads}, tuning),
+      prefetch_(*options.prefetch), active_threads_(*options.num_threads), active_io_(*options.io_threads) {
   work_->ring_ = this;
 }
 
@@ -168,7 +168,8 @@ Result<std::optional<Batch>> BatchRing::Next(std::optional<std::chrono::millisec
 
 void BatchRing::Tune(int64_t waited_ns) {
   const LoadTuner::Setting s = tuner_.Record(NowNs(), waited_ns);
-  if (s.threads != active_threads_) work_->SetActiveThreads(active_threads_ = s.threads);
+  if (s.threads != active_threads_ || s.io != active_io_)
+    work_->SetActiveThreads(active_threads_ = s.threads, active_io_ = s.io);
   prefetch_ = s.prefetch;  // a smaller window lets the batches in flight finish
 }
 
@@ -210,7 +211,7 @@ LoaderStats BatchRing::Stats() const {
   const LoadTuner::Setting tuned = tuner_.setting();
   s.num_threads = tuned.threads;
   s.prefetch = tuned.prefetch;
-  s.io_threads = *options_.io_threads;
+  s.io_threads = tuned.io;
   s.tuning = tuner_.why();
   s.tuning_settled = tuner_.settled();
   work_->FillStats(&s);

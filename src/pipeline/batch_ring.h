@@ -39,7 +39,6 @@
 #include "core/stage_counters.h"
 #include "io/epoch_schedule.h"
 #include "pipeline/load_tuner.h"
-#include "pipeline/resolve_options.h"
 #include "pipeline/skip_log.h"
 #include "sluice/batch.h"
 #include "sluice/loader_options.h"
@@ -86,8 +85,9 @@ class BatchWork {
   virtual void Taken(RingBatch&) {}
   // Whether the calling thread is one of the executor's own (a user function calling its loader).
   virtual bool OnOwnThread() const { return false; }
-  // Only compute threads 0..n-1 take work from now on (the ring's LoadTuner).
-  virtual void SetActiveThreads(int) {}
+  // Only compute threads 0..n-1, and I/O threads 0..io-1, take work from now on (the ring's
+  // LoadTuner; the executor made its I/O threads for the most the tuner may use).
+  virtual void SetActiveThreads(int /*compute*/, int /*io*/) {}
   // The executor's part of the stats (memory, routes).
   virtual void FillStats(LoaderStats* stats) const = 0;
   virtual void ResetStats() {}
@@ -108,7 +108,7 @@ class BatchRing {
  public:
   // `source`, `work` must outlive the ring; `options` resolved. `tuning`: what a LoadTuner
   // changes while the ring runs (none: the options hold).
-  BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work, Tuning tuning = {});
+  BatchRing(const Source& source, const LoaderOptions& options, BatchWork* work, LoadTuner::Scope tuning = {});
   ~BatchRing();
   BatchRing(const BatchRing&) = delete;
   BatchRing& operator=(const BatchRing&) = delete;
@@ -161,7 +161,7 @@ class BatchRing {
   int64_t sequence_ = 0;                        // batches started so far
   LoadTuner tuner_;
   int prefetch_;                                // batches kept in flight (the tuner's)
-  int active_threads_;                          // compute threads taking work (the tuner's)
+  int active_threads_, active_io_;               // compute and I/O threads taking work (the tuner's)
   std::deque<std::shared_ptr<RingBatch>> in_flight_;  // changed with mu_ held (Abort reads it)
   mutable std::mutex mu_;  // guards RingBatch::done, aborted_
   std::optional<std::string> aborted_;  // why, once Abort() was called

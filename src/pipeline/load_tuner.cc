@@ -24,14 +24,13 @@ std::string Rate(double rate) {
 
 }  // namespace
 
-LoadTuner::LoadTuner(Setting start, bool tune_threads, bool tune_prefetch, const std::string& fixed)
-    : all_(start), tune_threads_(tune_threads), tune_prefetch_(tune_prefetch), now_(start), before_(start) {
-  if (!tune_threads_ && !tune_prefetch_) Settle("nothing to tune: " + fixed);
+LoadTuner::LoadTuner(Setting start, Scope scope) : all_(start), scope_(scope), now_(start), before_(start) {
+  if (!Tunes()) Settle(std::string("nothing to tune: ") + scope_.fixed);
 }
 
 LoadTuner::Setting LoadTuner::Record(int64_t now_ns, int64_t waited_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!tune_threads_ && !tune_prefetch_) return now_;
+  if (!Tunes()) return now_;
   if (window_start_ns_ < 0) {  // the first hand-out starts the first window
     window_start_ns_ = now_ns;
     return now_;
@@ -66,6 +65,20 @@ void LoadTuner::WindowDone(double rate, double wait) {
       now_ = before_;
       return Settle("consumer-bound; " + Threads(before_.threads) + ": fewer slowed it (it waited " +
                     Percent(wait) + ", " + Rate(rate) + " against " + Rate(all_threads_rate_) + ")");
+    case Phase::kMoreIo:
+      if (rate >= (1 + kGain) * base_rate_) {
+        why_ = std::to_string(now_.io) + " I/O threads gained (" + Rate(rate) + " against " + Rate(base_rate_) + ")";
+        base_rate_ = rate;
+        if (now_.io < scope_.io_max) {
+          before_ = now_;
+          now_.io = std::min(scope_.io_max, 2 * now_.io);
+          return;
+        }
+      } else {
+        now_ = before_;
+      }
+      io_done_ = true;
+      return LoaderBound(base_rate_, wait);
     case Phase::kDeeperPrefetch:
       prefetch_tried_ = true;
       if (rate >= (1 + kGain) * base_rate_)
@@ -73,7 +86,8 @@ void LoadTuner::WindowDone(double rate, double wait) {
                       " against " + Rate(base_rate_) + ")",
                       true);
       now_ = before_;
-      return Settle("loader-bound at all " + std::to_string(now_.threads) + " threads; prefetch " +
+      return Settle("loader-bound at all " + std::to_string(now_.threads) + " threads, " + std::to_string(now_.io) +
+                        " I/O threads; prefetch " +
                     std::to_string(before_.prefetch) + " (a deeper one gave " + Rate(rate) + " against " +
                     Rate(base_rate_) + ")",
                     true);
@@ -97,23 +111,35 @@ void LoadTuner::FromBase(double rate, double wait) {
       why_ = "the consumer waited " + Percent(wait) + ": back to all threads";
       return;
     }
-    if (tune_prefetch_ && !prefetch_tried_) {
-      before_ = now_;
-      now_.prefetch += kPrefetchStep;
-      phase_ = Phase::kDeeperPrefetch;
-      why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying prefetch " + std::to_string(now_.prefetch);
-      return;
-    }
-    return Settle("loader-bound at all " + std::to_string(now_.threads) + " threads (the consumer waited " +
-                  Percent(wait) + ", " + Rate(rate) + ")",
-                  true);
+    return LoaderBound(rate, wait);
   }
-  if (wait < kConsumerBound && tune_threads_ && now_.threads > 1) {
+  if (wait < kConsumerBound && scope_.threads && now_.threads > 1) {
     if (now_.threads == all_.threads) all_threads_rate_ = rate;
     return TryFewerThreads();
   }
   Settle((wait < kConsumerBound ? "consumer-bound" : "balanced") + std::string(" (the consumer waited ") +
          Percent(wait) + ", " + Rate(rate) + ")");
+}
+
+void LoadTuner::LoaderBound(double rate, double wait) {
+  if (!io_done_ && scope_.io_max > now_.io) {
+    before_ = now_;
+    now_.io = std::min(scope_.io_max, 2 * now_.io);
+    phase_ = Phase::kMoreIo;
+    why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying " + std::to_string(now_.io) + " I/O threads";
+    return;
+  }
+  if (scope_.prefetch && !prefetch_tried_) {
+    before_ = now_;
+    now_.prefetch += kPrefetchStep;
+    phase_ = Phase::kDeeperPrefetch;
+    why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying prefetch " + std::to_string(now_.prefetch);
+    return;
+  }
+  Settle("loader-bound at all " + std::to_string(now_.threads) + " threads, " + std::to_string(now_.io) +
+             " I/O threads, prefetch " + std::to_string(now_.prefetch) + " (the consumer waited " + Percent(wait) +
+             ", " + Rate(rate) + ")",
+         true);
 }
 
 void LoadTuner::TryFewerThreads() {

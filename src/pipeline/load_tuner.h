@@ -5,9 +5,10 @@
 // It starts where a loader without it runs (all threads, prefetch 2) and measures windows of at
 // least kWindowBatches hand-outs and kWindowSeconds, after one window of warm-up.
 // - The consumer waiting more than kLoaderBound of a window: the loader is the bottleneck. With
-//   fewer threads than all, it goes back to all; at all threads it tries kPrefetchStep more
-//   batches in flight once (kept when the consumer then takes kGain more per second); then it
-//   settles.
+//   fewer threads than all, it goes back to all; at all threads it tries twice the I/O threads
+//   (up to the scope's io_max; again while each doubling gains kGain: reads from a slow file
+//   system), then kPrefetchStep more batches in flight once (kept when the consumer then takes
+//   kGain more per second); then it settles.
 // - Waiting less than kConsumerBound: the consumer is the bottleneck (a training step slower than
 //   loading). It tries a quarter of the threads fewer, kept while the consumer still waits less
 //   than kKeepWait and takes batches at least (1 - kTolerance) as fast as at all threads, and
@@ -18,7 +19,7 @@
 // kLoaderBound, when it settled with it waiting less, start the search again from all threads.
 // Each decision and its reason are kept for stats (why()).
 //
-//   LoadTuner t({/*threads=*/16, /*prefetch=*/2}, /*tune_threads=*/true, /*tune_prefetch=*/true);
+//   LoadTuner t({/*threads=*/16, /*prefetch=*/2, /*io=*/2}, {.threads = true, .prefetch = true, .io_max = 8});
 //   LoadTuner::Setting s = t.Record(NowNs(), waited_ns);  // after each batch handed out
 //
 // Thread-safety: Record from one thread at a time; the readers from any thread.
@@ -36,12 +37,18 @@ class LoadTuner {
   struct Setting {
     int threads = 1;   // compute threads that take work
     int prefetch = 2;  // batches in flight
+    int io = 2;        // I/O threads that take reads
     bool operator==(const Setting&) const = default;
   };
-  // `start`: all the threads there are, and the default prefetch. What is not tuned stays there;
-  // with nothing to tune, why() says so and why (`fixed`).
-  LoadTuner(Setting start, bool tune_threads, bool tune_prefetch,
-            const std::string& fixed = "num_threads and prefetch were given");
+  // What it may change.
+  struct Scope {
+    bool threads = false, prefetch = false;
+    int io_max = 0;  // the most I/O threads it may use; 0: I/O threads not tuned
+    const char* fixed = "num_threads, io_threads and prefetch were given";  // why, with nothing to tune
+  };
+  // `start`: all the compute threads there are, the default prefetch and I/O threads. What is
+  // not tuned stays there.
+  LoadTuner(Setting start, Scope scope);
 
   // A batch was handed out at `now_ns` after the consumer waited `waited_ns` for it. Returns the
   // setting to use from now on.
@@ -57,25 +64,27 @@ class LoadTuner {
   static constexpr double kConsumerBound = 0.02;  // less than this: consumer-bound
   static constexpr double kKeepWait = 0.05;       // fewer threads are kept while it waits less than this
   static constexpr double kTolerance = 0.03;      // and takes batches this close to all threads' rate
-  static constexpr double kGain = 0.03;           // a deeper prefetch is kept when it gains this
+  static constexpr double kGain = 0.03;           // more I/O threads or a deeper prefetch are kept when they gain this
   static constexpr int kPrefetchStep = 2;
   static constexpr int kRestartWindows = 4;
 
  private:
-  enum class Phase { kWarmup, kBase, kFewerThreads, kDeeperPrefetch, kSettled };
+  enum class Phase { kWarmup, kBase, kFewerThreads, kMoreIo, kDeeperPrefetch, kSettled };
   void WindowDone(double rate, double wait);
   void FromBase(double rate, double wait);
+  void LoaderBound(double rate, double wait);  // at all threads: the next probe, or settle
+  bool Tunes() const { return scope_.threads || scope_.prefetch || scope_.io_max > 0; }
   void TryFewerThreads();
   void Settle(std::string why, bool loader_bound = false);
 
   mutable std::mutex mu_;
   const Setting all_;
-  const bool tune_threads_, tune_prefetch_;
+  const Scope scope_;
   Setting now_, before_;               // the setting in use, and the one a probe left
   Phase phase_ = Phase::kWarmup;
   double all_threads_rate_ = 0;        // batches/s at all threads, the pace fewer must keep
   double base_rate_ = 0;               // of the window that started a probe
-  bool prefetch_tried_ = false;
+  bool prefetch_tried_ = false, io_done_ = false;
   bool settled_waiting_ = false;       // the consumer waited more than kLoaderBound when it settled
   int restart_windows_ = 0;
   std::string why_ = "measuring";

@@ -29,17 +29,17 @@ int64_t Drive(LoadTuner& t, const Pair& p, int batches, int64_t clock_ns = 0) {
 }
 
 TEST(LoadTuner, ALoaderBoundPairKeepsAllThreads) {
-  LoadTuner t({16, 2}, true, true);
+  LoadTuner t({16, 2, 2}, {true, true});
   Drive(t, Pair{}, 2000);  // the consumer takes no time
   EXPECT_TRUE(t.settled());
-  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2}));  // prefetch 4 was tried: no gain here
-  EXPECT_EQ(t.why().rfind("loader-bound at all 16 threads; prefetch 2", 0), 0u) << t.why();
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2, 2}));  // prefetch 4 was tried: no gain here
+  EXPECT_EQ(t.why().rfind("loader-bound at all 16 threads, 2 I/O threads; prefetch 2", 0), 0u) << t.why();
 }
 
 TEST(LoadTuner, AConsumerBoundPairGivesUpTheThreadsItDoesNotNeed) {
   Pair p;
   p.step_s = 0.03;  // three times the loader's time per batch at all 16 threads
-  LoadTuner t({16, 2}, true, true);
+  LoadTuner t({16, 2, 2}, {true, true});
   Drive(t, p, 2000);
   EXPECT_TRUE(t.settled());
   // 12 and 8 threads keep the pace (0.013 and 0.02 s per batch); 4 (0.04 s) would not.
@@ -51,7 +51,7 @@ TEST(LoadTuner, AConsumerBoundPairGivesUpTheThreadsItDoesNotNeed) {
 TEST(LoadTuner, SettledItStaysPut) {
   Pair p;
   p.step_s = 0.03;
-  LoadTuner t({16, 2}, true, true);
+  LoadTuner t({16, 2, 2}, {true, true});
   int64_t clock = Drive(t, p, 600);
   ASSERT_TRUE(t.settled());
   const LoadTuner::Setting settled = t.setting();
@@ -64,7 +64,7 @@ TEST(LoadTuner, SettledItStaysPut) {
 TEST(LoadTuner, AFasterConsumerLaterGetsAllThreadsBack) {
   Pair p;
   p.step_s = 0.03;
-  LoadTuner t({16, 2}, true, true);
+  LoadTuner t({16, 2, 2}, {true, true});
   int64_t clock = Drive(t, p, 800);
   ASSERT_EQ(t.setting().threads, 8);
   p.step_s = 0;  // the training step got faster: the loader is the bottleneck now
@@ -76,27 +76,47 @@ TEST(LoadTuner, AFasterConsumerLaterGetsAllThreadsBack) {
 TEST(LoadTuner, ADeeperPrefetchIsKeptOnlyWhenItGains) {
   // The model here has no use for prefetch: a simulated gain comes from a consumer that takes
   // batches faster once 4 are in flight (bursty work the deeper window smooths).
-  LoadTuner t({16, 2}, true, true);
+  LoadTuner t({16, 2, 2}, {true, true});
   int64_t clock = 0;
   for (int b = 0; b < 3000; ++b) {
     const double make = t.setting().prefetch >= 4 ? 0.008 : 0.01;
     clock += static_cast<int64_t>(make * 1e9);
     t.Record(clock, static_cast<int64_t>(make * 1e9));
   }
-  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 4})) << t.why();
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 4, 2})) << t.why();
   EXPECT_EQ(t.why().rfind("loader-bound; prefetch 4 gained", 0), 0u) << t.why();
+}
+
+TEST(LoadTuner, ReadsFromASlowFileSystemGetMoreIoThreads) {
+  // Reading limits the loader: with i I/O threads a batch takes 0.04 * 2 / i s to read (a
+  // network file system's latency), and 0.01 s to decode on all threads.
+  LoadTuner t({16, 2, 2}, {true, true, 8});
+  int64_t clock = 0;
+  for (int b = 0; b < 4000; ++b) {
+    const double make = std::max(0.01, 0.04 * 2 / t.setting().io);
+    clock += static_cast<int64_t>(make * 1e9);
+    t.Record(clock, static_cast<int64_t>(make * 1e9));
+  }
+  EXPECT_TRUE(t.settled());
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2, 8})) << t.why();  // 4 gained, 8 gained (capped)
+}
+
+TEST(LoadTuner, IoThreadsThatDoNotGainAreGivenBack) {
+  LoadTuner t({16, 2, 2}, {true, true, 8});
+  Drive(t, Pair{}, 3000);  // decoding limits the loader, not reading
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2, 2})) << t.why();
 }
 
 TEST(LoadTuner, WhatTheCallerSetIsNotTuned) {
   Pair p;
   p.step_s = 0.03;
-  LoadTuner given({16, 2}, false, false);
+  LoadTuner given({16, 2, 2}, {});
   Drive(given, p, 1000);
-  EXPECT_EQ(given.setting(), (LoadTuner::Setting{16, 2}));
-  EXPECT_EQ(given.why(), "nothing to tune: num_threads and prefetch were given");
-  LoadTuner threads_given({16, 2}, false, true);  // consumer-bound: prefetch has nothing to gain
+  EXPECT_EQ(given.setting(), (LoadTuner::Setting{16, 2, 2}));
+  EXPECT_EQ(given.why(), "nothing to tune: num_threads, io_threads and prefetch were given");
+  LoadTuner threads_given({16, 2, 2}, {false, true, 8});  // consumer-bound: nothing to gain
   Drive(threads_given, p, 1000);
-  EXPECT_EQ(threads_given.setting(), (LoadTuner::Setting{16, 2}));
+  EXPECT_EQ(threads_given.setting(), (LoadTuner::Setting{16, 2, 2}));
   EXPECT_TRUE(threads_given.settled());
 }
 

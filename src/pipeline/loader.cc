@@ -24,7 +24,7 @@ namespace sluice {
 
 class Loader::Impl {
  public:
-  Impl(std::shared_ptr<const Source> source, Plan plan, LoaderOptions options, Tuning tuning)
+  Impl(std::shared_ptr<const Source> source, Plan plan, LoaderOptions options, LoadTuner::Scope tuning)
       : source_(std::move(source)), plan_(std::move(plan)), options_(options), tuning_(tuning),
         shard_{source_->size(), options.shuffle, options.seed, options.batch_size, options.last_batch,
                options.rank, options.world_size, EpochOrderOf(source_)} {}
@@ -49,7 +49,7 @@ class Loader::Impl {
                            "batches to the GPU (the Python Loader does)");
       SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
     } else {
-      SLUICE_ASSIGN_OR_RETURN(executor_, CpuExecutor::Create(source_, plan_, options_));
+      SLUICE_ASSIGN_OR_RETURN(executor_, CpuExecutor::Create(source_, plan_, options_, tuning_.io_max));
     }
     ring_ = std::make_unique<BatchRing>(*source_, options_, executor_.get(), tuning_);
     return Status::OK();
@@ -113,7 +113,7 @@ class Loader::Impl {
   std::shared_ptr<StreamSession> stream_;  // the source, when it is a StreamSource
   Plan plan_;
   LoaderOptions options_;
-  Tuning tuning_;  // what the ring's LoadTuner may change
+  LoadTuner::Scope tuning_;  // what the ring's LoadTuner may change
   ShardOptions shard_;
   int64_t full_batches_ = 0;                       // batches of an epoch that is not resumed
   std::shared_ptr<const EpochSchedule> schedule_;  // of the epoch last started (epoch 0 before)

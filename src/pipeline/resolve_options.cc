@@ -61,10 +61,16 @@ LoaderOptions ResolveOptions(LoaderOptions o) {
   return o;
 }
 
-Tuning TuningOf(const LoaderOptions& given) {
-  if (given.device.type == DeviceType::kCUDA)
-    return Tuning{false, false, "the GPU path's decoding split is tuned by its route scheduler"};
-  return Tuning{!given.num_threads, !given.prefetch};
+LoadTuner::Scope TuningOf(const LoaderOptions& given) {
+  LoadTuner::Scope scope;
+  if (given.device.type == DeviceType::kCUDA) {
+    scope.fixed = "the GPU path's decoding split is tuned by its route scheduler";
+    return scope;
+  }
+  scope.threads = !given.num_threads;
+  scope.prefetch = !given.prefetch;
+  scope.io_max = given.io_threads ? 0 : kMaxTunedIoThreads;
+  return scope;
 }
 
 }  // namespace sluice

@@ -6,6 +6,7 @@
 #ifndef SLUICE_PIPELINE_RESOLVE_OPTIONS_H_
 #define SLUICE_PIPELINE_RESOLVE_OPTIONS_H_
 
+#include "pipeline/load_tuner.h"
 #include "pipeline/plan.h"
 #include "sluice/loader_options.h"
 #include "sluice/status.h"
@@ -21,14 +22,10 @@ Status CheckOptions(const LoaderOptions& options, const Plan& plan);
 LoaderOptions ResolveOptions(LoaderOptions options);
 
 // What the loader's LoadTuner may change while it runs: the automatic values of the CPU path
-// (those the caller left unset). On the GPU path the RouteScheduler tunes the decoding split and
-// these stay where ResolveOptions put them.
-struct Tuning {
-  bool threads = false;   // num_threads
-  bool prefetch = false;  // prefetch
-  const char* fixed = "num_threads and prefetch were given";  // why, when neither is tuned
-};
-Tuning TuningOf(const LoaderOptions& given);
+// (those the caller left unset; up to kMaxTunedIoThreads I/O threads). On the GPU path the
+// RouteScheduler tunes the decoding split and these stay where ResolveOptions put them.
+inline constexpr int kMaxTunedIoThreads = 8;
+LoadTuner::Scope TuningOf(const LoaderOptions& given);
 
 }  // namespace sluice
 

@@ -1,6 +1,7 @@
 """The loader's tuner on the CPU path (src/pipeline/load_tuner.h), with real files and a real
-consumer: a training step slower than loading lets it give up threads it does not need; a given
-num_threads and prefetch are left alone; stats() says what it chose and why."""
+consumer: a training step slower than loading lets it give up threads it does not need; a fast
+one keeps them all; given num_threads, io_threads and prefetch are left alone; stats() says what
+it chose and why."""
 import time
 
 import sluice
@@ -51,13 +52,15 @@ def test_a_fast_consumer_keeps_every_thread(tmp_path):
     assert stats["tuning"]["settled"], stats["tuning"]
     assert stats["num_threads"] == all_threads
     assert stats["tuning"]["why"].startswith("loader-bound"), stats["tuning"]
+    assert 2 <= stats["io_threads"] <= 8  # 2, or more where reading gained
 
 
 def test_given_values_are_not_tuned(tmp_path):
     root = _folder(tmp_path)
     loader = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, output="numpy",
-                           num_threads=2, prefetch=3)
+                           num_threads=2, prefetch=3, io_threads=1)
     _run(loader, 4, 0.04)
     stats = loader.stats()
-    assert (stats["num_threads"], stats["prefetch"]) == (2, 3)
-    assert stats["tuning"] == {"settled": True, "why": "nothing to tune: num_threads and prefetch were given"}
+    assert (stats["num_threads"], stats["prefetch"], stats["io_threads"]) == (2, 3, 1)
+    assert stats["tuning"] == {"settled": True,
+                               "why": "nothing to tune: num_threads, io_threads and prefetch were given"}

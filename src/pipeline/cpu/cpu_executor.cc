@@ -1,5 +1,6 @@
 #include "pipeline/cpu/cpu_executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <utility>
@@ -23,12 +24,14 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan,
 }
 
 Result<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(std::shared_ptr<const Source> source, const Plan& plan,
-                                                         const LoaderOptions& options) {
+                                                         const LoaderOptions& options, int io_max) {
   std::unique_ptr<CpuExecutor> e(new CpuExecutor(std::move(source), plan, options));
   SLUICE_ASSIGN_OR_RETURN(e->compute_pool_, ThreadPool::Create(*options.num_threads, "sluice-cpu"));
-  SLUICE_ASSIGN_OR_RETURN(e->reader_, Reader::Create(e->source_, *options.io_threads, options.max_file_bytes,
+  SLUICE_ASSIGN_OR_RETURN(e->reader_, Reader::Create(e->source_, std::max(*options.io_threads, io_max),
+                                                     options.max_file_bytes,
                                                      [pool = e->pool_](size_t n) { return pool->Allocate(n); },
                                                      &e->counters_));
+  e->reader_->SetActive(*options.io_threads);
   return e;
 }
 

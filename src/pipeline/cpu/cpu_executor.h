@@ -22,10 +22,11 @@ namespace sluice {
 
 class CpuExecutor : public BatchWork {
  public:
-  // `plan` must outlive it; `options` resolved (ResolveOptions). ResourceExhausted when its
-  // threads cannot start.
+  // `plan` must outlive it; `options` resolved (ResolveOptions). `io_max`: the I/O threads to
+  // make (of which options.io_threads take reads) when more than options.io_threads.
+  // ResourceExhausted when its threads cannot start.
   static Result<std::unique_ptr<CpuExecutor>> Create(std::shared_ptr<const Source> source, const Plan& plan,
-                                                     const LoaderOptions& options);
+                                                     const LoaderOptions& options, int io_max = 0);
   ~CpuExecutor() override;
 
   std::shared_ptr<RingBatch> NewBatch() override;
@@ -33,7 +34,10 @@ class CpuExecutor : public BatchWork {
   void Start(const std::shared_ptr<RingBatch>& batch) override;
   void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
   std::string Describe(const RingBatch& batch) const override;
-  void SetActiveThreads(int n) override { compute_pool_->SetActive(n); }
+  void SetActiveThreads(int compute, int io) override {
+    compute_pool_->SetActive(compute);
+    reader_->SetActive(io);
+  }
   void FillStats(LoaderStats* stats) const override;
   bool OnOwnThread() const override;
 
