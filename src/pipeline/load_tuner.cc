@@ -32,9 +32,16 @@ LoadTuner::Setting LoadTuner::Record(int64_t now_ns, int64_t waited_ns) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!Tunes()) return now_;
   if (window_start_ns_ < 0) {  // the first hand-out starts the first window
-    window_start_ns_ = now_ns;
+    window_start_ns_ = last_ns_ = now_ns;
     return now_;
   }
+  if (interrupted_) {  // the gap since the last hand-out does not count
+    interrupted_ = false;
+    window_start_ns_ += now_ns - last_ns_;
+    last_ns_ = now_ns;
+    return now_;
+  }
+  last_ns_ = now_ns;
   ++window_batches_;
   window_wait_ns_ += waited_ns;
   const double seconds = static_cast<double>(now_ns - window_start_ns_) * 1e-9;
@@ -153,6 +160,11 @@ void LoadTuner::Settle(std::string why, bool loader_bound) {
   why_ = std::move(why);
   settled_waiting_ = loader_bound;
   restart_windows_ = 0;
+}
+
+void LoadTuner::Interrupt() {
+  std::lock_guard<std::mutex> lock(mu_);
+  interrupted_ = window_start_ns_ >= 0;
 }
 
 LoadTuner::Setting LoadTuner::setting() const {

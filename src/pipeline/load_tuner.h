@@ -15,6 +15,7 @@
 //   goes on down; the first try that fails is undone and it settles. The threads it leaves idle
 //   are cores for the training process.
 // - In between: it settles where it is.
+// The time between epochs (validation, checkpoints) is left out of the windows (Interrupt).
 // Settled, it holds; kRestartWindows windows in a row with the consumer waiting more than
 // kLoaderBound, when it settled with it waiting less, start the search again from all threads.
 // Each decision and its reason are kept for stats (why()).
@@ -54,6 +55,10 @@ class LoadTuner {
   // setting to use from now on.
   Setting Record(int64_t now_ns, int64_t waited_ns);
 
+  // The flow of batches was interrupted (an epoch ended; the loop may validate or save between
+  // epochs): the time up to the next hand-out is left out of the window.
+  void Interrupt();
+
   Setting setting() const;
   bool settled() const;
   std::string why() const;  // the last decision and its reason
@@ -89,6 +94,8 @@ class LoadTuner {
   int restart_windows_ = 0;
   std::string why_ = "measuring";
   int64_t window_start_ns_ = -1, window_wait_ns_ = 0;
+  int64_t last_ns_ = -1;               // the last hand-out
+  bool interrupted_ = false;
   int window_batches_ = 0;
 };
 

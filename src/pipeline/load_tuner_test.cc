@@ -107,6 +107,23 @@ TEST(LoadTuner, IoThreadsThatDoNotGainAreGivenBack) {
   EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2, 2})) << t.why();
 }
 
+TEST(LoadTuner, PausesBetweenEpochsDoNotCount) {
+  // A fast consumer that stops for 2 s (validation) after every 16 batches: counted, the pauses
+  // would make the loader look idle and the consumer slow.
+  LoadTuner t({16, 2, 2}, {true, true, 8});
+  int64_t clock = 0;
+  for (int b = 0; b < 2000; ++b) {
+    if (b % 16 == 0) {
+      clock += 2'000'000'000;
+      t.Interrupt();
+    }
+    clock += 10'000'000;
+    t.Record(clock, 10'000'000);
+  }
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2, 2})) << t.why();
+  EXPECT_EQ(t.why().rfind("loader-bound", 0), 0u) << t.why();
+}
+
 TEST(LoadTuner, WhatTheCallerSetIsNotTuned) {
   Pair p;
   p.step_s = 0.03;
