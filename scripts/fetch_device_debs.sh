@@ -19,6 +19,10 @@ mkdir -p .deb/gdb .deb/curl .deb/nginx .whl
 (cd .deb/nginx && apt-get download nginx)
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux2014_x86_64 -d .whl webdataset==1.0.2 braceexpand==0.1.7
+# matplotlib (sluice doctor's chart) and what it imports that the machine lacks
+python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+  --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl matplotlib contourpy cycler \
+  fonttools kiwisolver pyparsing python-dateutil six
 # gdb-minimal and what it needs, minus what every Debian system has.
 deps=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
   --no-replaces --no-enhances gdb-minimal | grep '^\w' | sort -u |

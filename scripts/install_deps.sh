@@ -4,7 +4,7 @@
 #           libcurl's header (libcurl itself is loaded at run time, for http:// shards)
 #   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, webdataset (the
 #           tests read and write its shards), lightning (a test resumes a fit from its
-#           checkpoint), torch (CPU pin), jax[cpu] (output="jax"),
+#           checkpoint), matplotlib (sluice doctor's chart), torch (CPU pin), jax[cpu] (output="jax"),
 #           and nvidia-nvjpeg (the nvJPEG header) where a CUDA compiler is installed
 #   `install_deps.sh fuzz` also installs Clang and its libFuzzer runtime (make fuzz)
 set -euo pipefail
@@ -31,7 +31,8 @@ command -v cmake >/dev/null 2>&1 || "$PYTHON" -m pip install -q cmake
 
 py_missing=()
 for mod in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest \
-           pytest_timeout:pytest-timeout PIL:pillow webdataset:webdataset lightning:lightning "jax:jax[cpu]"; do
+           pytest_timeout:pytest-timeout PIL:pillow webdataset:webdataset lightning:lightning \
+           matplotlib:matplotlib "jax:jax[cpu]"; do
   "$PYTHON" -c "import ${mod%%:*}" >/dev/null 2>&1 || py_missing+=("${mod##*:}")
 done
 # torch: pinned to 2.13.0, which this workplace serves as a CPU wheel (a bare `torch` from PyPI

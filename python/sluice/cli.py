@@ -1,5 +1,5 @@
-"""The ``sluice`` command: ``sluice bench [DATA]``, ``sluice preview [DATA] -o grid.png`` and
-``sluice make-dataset OUT``."""
+"""The ``sluice`` command: ``sluice bench [DATA]``, ``sluice preview [DATA] -o grid.png``,
+``sluice make-dataset OUT``, ``sluice pack SRC DST`` and ``sluice doctor [DATA]`` (sluice.doctor)."""
 from __future__ import annotations
 
 import argparse
@@ -8,9 +8,9 @@ import os
 import sys
 import time
 
-from . import IMAGENET_MEAN, IMAGENET_STD, Loader, datasets
-from . import transforms as T
+from . import Loader, datasets
 from ._progress import Progress
+from ._user_code import transform_arg
 
 
 def _range(text: str) -> tuple[int, int]:
@@ -23,16 +23,7 @@ def _range(text: str) -> tuple[int, int]:
 
 
 def _bench_loader(args: argparse.Namespace, data: str) -> tuple[Loader, list]:
-    if args.transform is not None:
-        from . import preview
-
-        transform = preview.load_transform(args.transform)
-    else:
-        transform = [T.RandomResizedCrop(args.size)]
-        if not args.no_flip:
-            transform.append(T.RandomHorizontalFlip())
-        if args.dtype != "uint8":
-            transform.append(T.Normalize(IMAGENET_MEAN, IMAGENET_STD))
+    transform = transform_arg(args.transform, args.size, not args.no_flip, args.dtype != "uint8")
     loader = Loader(data, transform, batch_size=args.batch_size, device=args.device, shuffle=True,
                     seed=args.seed, dtype=args.dtype, layout=args.layout, on_error=args.on_error,
                     num_threads=args.threads, io_threads=args.io_threads, prefetch=args.prefetch,
@@ -333,6 +324,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=cmd_make_dataset)
 
     _add_pack_parser(sub)
+    from .doctor.cli_args import add_doctor_parser  # noqa: PLC0415
+
+    add_doctor_parser(sub)
     return p
 
 

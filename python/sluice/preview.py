@@ -13,12 +13,8 @@ its top-left corner on dark grey. The PNG writer uses only the standard library.
 """
 from __future__ import annotations
 
-import builtins
-import hashlib
-import importlib.util
 import os
 import struct
-import sys
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +24,7 @@ import numpy as np
 from . import transforms as T
 from ._loader import Loader
 from ._progress import Progress
+from ._user_code import load_transform
 
 __all__ = ["default_transform", "load_transform", "describe", "build_grid", "make_grid",
            "encode_png", "write_png", "PAD_COLOR", "EMPTY_COLOR"]
@@ -39,58 +36,6 @@ EMPTY_COLOR = (48, 48, 48)    # the part of a cell a smaller sample leaves uncov
 def default_transform(size: int = 224) -> list:
     """RandomResizedCrop(size) + RandomHorizontalFlip + ColorJitter(0.4, 0.4, 0.4)."""
     return [T.RandomResizedCrop(size), T.RandomHorizontalFlip(), T.ColorJitter(0.4, 0.4, 0.4)]
-
-
-def _checked(obj: Any, what: str) -> list:
-    if obj is None:
-        raise TypeError(f"{what}: got None, not a sluice transform, a list of them or T.Compose")
-    try:
-        return T.flatten(obj)
-    except TypeError as e:
-        raise TypeError(f"{what}: {e}") from None
-
-
-def load_transform(spec: str) -> list:
-    """The pipeline a ``--transform`` argument names, as a flat list of sluice transforms.
-
-    ``spec`` is a Python expression evaluated with ``T`` (``sluice.transforms``), ``sluice`` and
-    ``np`` in scope, or ``@FILE.py:NAME``: the object NAME of that file, run as a module (its
-    folder is on ``sys.path`` while it runs, for its own imports). Raises ValueError, TypeError or
-    OSError with one line naming the problem."""
-    if spec.startswith("@"):
-        file, sep, name = spec[1:].rpartition(":")
-        if not sep or not file or not name.isidentifier():
-            raise ValueError(f"--transform {spec!r}: expected @FILE.py:NAME, e.g. @aug.py:train_transform")
-        if not os.path.isfile(file):
-            raise OSError(f"--transform {spec!r}: {file}: no such file")
-        path = os.path.abspath(file)
-        modname = "_sluice_preview_" + hashlib.sha1(path.encode()).hexdigest()[:12]
-        mspec = importlib.util.spec_from_file_location(modname, path)
-        if mspec is None or mspec.loader is None:
-            raise ValueError(f"--transform {spec!r}: {file} cannot be imported as a Python module")
-        module = importlib.util.module_from_spec(mspec)
-        sys.modules[modname] = module  # classes defined there stay resolvable (pickle, dataclasses)
-        sys.path.insert(0, os.path.dirname(path))
-        try:
-            mspec.loader.exec_module(module)
-        except Exception as e:
-            sys.modules.pop(modname, None)
-            raise ValueError(f"--transform {spec!r}: running {file} raised {type(e).__name__}: {e}") from None
-        finally:
-            sys.path.remove(os.path.dirname(path))
-        if not hasattr(module, name):
-            raise ValueError(f"--transform {spec!r}: {file} defines no {name!r}")
-        return _checked(getattr(module, name), f"--transform {spec!r}")
-    import sluice  # noqa: PLC0415
-
-    scope = {"__builtins__": builtins, "T": T, "sluice": sluice, "np": np}
-    try:
-        obj = eval(compile(spec, "<--transform>", "eval"), scope)  # noqa: S307 - the user's own CLI input
-    except SyntaxError as e:
-        raise ValueError(f"--transform {spec!r}: not a Python expression ({e.msg})") from None
-    except Exception as e:
-        raise ValueError(f"--transform {spec!r}: {type(e).__name__}: {e}") from None
-    return _checked(obj, f"--transform {spec!r}")
 
 
 def describe(transform: Any) -> str:
