@@ -15,6 +15,7 @@
 #   shards (issue 17; after `prepare` in the call before): the tests of shards and the GPU
 #   path (ctest; pytest on the webdataset, pack and GPU files), then bench/shard_bench.py on
 #   dataset (a) with nginx from .deb/nginx (SHARD_ROWS: substrings of the rows to run).
+#   doctor: `sluice doctor` on (a), seed pipeline, ResNet-50, on the GPU (report, JSON, chart).
 #   tunebench: bench/tune_bench.py (the CPU path's tuner against the defaults and a sweep).
 #   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
 #   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
@@ -35,7 +36,7 @@ nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 # Builds the tree in $1 (this one, or OLD) into $1/$2 with 16 cores; logs to $OUT/build_<name>.log.
 build_tree() {
   local tree=$1 dir=$2 type=$3 name=$4 t0; t0=$(date +%s)
-  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = tunebench ]; } && target=(--target _core)
+  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = tunebench ] || [ "$what" = doctor ]; } && target=(--target _core)
   (cd "$tree" &&
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON \
       -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build_$name.log" 2>&1 &&
@@ -105,6 +106,17 @@ if [ "$what" = tunebench ]; then
       --threads "${TUNE_THREADS:-4,8,12,16}" --prefetch "${TUNE_PREFETCH:-2,4}" --seconds "${SECONDS_PER_ROW:-4}" \
       --json "$OUT/tune_$d.json" 2>&1 | tee -a "$OUT/tune.log"
   done
+  exit 0
+fi
+
+# doctor (issue 19): `sluice doctor` on dataset (a) with the seed pipeline and ResNet-50 on the GPU
+# (DOCTOR_ARGS adds or overrides options); the report, its JSON and its chart in $OUT.
+if [ "$what" = doctor ]; then
+  DATASETS=a make_datasets
+  seed="[T.Resize(268), T.RandomRotation(20), T.RandomCrop(224), T.RandomHorizontalFlip(), T.ColorJitter(brightness=0.5, contrast=0.5, saturation=0.5, hue=0.3), T.ToTensor(), T.Normalize([0.5] * 3, [0.5] * 3), T.Cutout()]"
+  timeout "${DOCTOR_TIMEOUT:-480}" "$PY" -m sluice doctor /tmp/data_a --model resnet50 --device cuda --batch-size 256 \
+    --transform "$seed" --seconds "${SECONDS_PER_ROW:-2}" --json "$OUT/doctor.json" --chart "$OUT/doctor.png" --quiet \
+    ${DOCTOR_ARGS:-} 2>&1 | tee "$OUT/doctor.txt"
   exit 0
 fi
 

@@ -239,3 +239,16 @@ def test_without_matplotlib_the_json_is_written_and_the_chart_skipped(folder, tm
     assert r["chart"]["path"] is None and "matplotlib is not installed" in r["chart"]["skipped"]
     assert json.loads(js.read_text())["loader"]["images_per_s"] > 0 and not png.exists()
     assert "no chart: matplotlib is not installed" in format_report(r)
+
+
+def test_gpu_kernel_stages_get_no_rate():
+    """On the GPU path the transforms and the collate run in the batch's kernels: the host threads'
+    time is not their cost, so the report gives them no images/s (a rate of 10^8 was printed)."""
+    from sluice.doctor import stages
+    run = {"stage_ms_per_image": {"read": 0.2, "decode": 0.5, "transform": 0.0001, "collate": 0.03},
+           "io_threads": 4, "num_threads": 12}
+    gpu, cpu = stages.stage_rates(run, cuda=True), stages.stage_rates(run)
+    assert gpu["transform"]["images_per_s"] is None and "fused kernels" in gpu["transform"]["note"]
+    assert gpu["collate"]["images_per_s"] is None
+    assert gpu["decode"]["images_per_s"] == pytest.approx(12 / 0.5e-3)
+    assert cpu["collate"]["images_per_s"] == pytest.approx(12 / 0.03e-3)

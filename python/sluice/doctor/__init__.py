@@ -106,7 +106,7 @@ def _stage_runs(setup: Setup, probe: dict, result: dict, tick: Callable[[], None
         if cold >= stages.COLD_NOT_COLDER * warm:
             out["read_cold"]["note"] = ("cold reads were no slower than warm ones: the files were probably not "
                                         "dropped from the page cache (tmpfs, or a file system that ignores the advice)")
-    rates = stages.stage_rates(loader)
+    rates = stages.stage_rates(loader, setup.cuda)
     out["read_in_loader"] = rates.pop("read")
     out.update(rates)
     out["decode"]["decoder"] = f"GPU, decode_route={setup.decode_route!r}" if setup.cuda else "CPU (libjpeg-turbo)"

@@ -77,7 +77,8 @@ def _main_rows(r: dict) -> list[tuple[str, str, str]]:
     for key, label in (("decode", f"decode, {st['decode']['decoder']}"), ("transform", "transform list"),
                        ("collate", "collate")):
         x = st[key]
-        rows.append((label, _rate(x["images_per_s"]), f"{x['ms_per_image']:.3f} ms/image on {x['threads']} threads"))
+        rows.append((label, _rate(x["images_per_s"]),
+                     x.get("note") or f"{x['ms_per_image']:.3f} ms/image on {x['threads']} threads"))
     for route, x in (r.get("decode_routes") or {}).items():
         rows.append((f"loader alone, decode_route={route}", _rate(x["images_per_s"]), ""))
     cp = st["copy_to_gpu"]

@@ -80,14 +80,22 @@ def read_speed(paths: list[str], threads: int, seconds: float, cold: bool, seed:
             "seconds": spent, "threads": threads, "mean_kib": nbytes / max(files, 1) / 1024}
 
 
-def stage_rates(loader_run: dict) -> dict:
+GPU_KERNEL_NOTE = ("on the GPU: the batch's fused kernels, whose time is in the loader-alone rate and the "
+                   "transforms' marginal costs; the host threads spent {ms:.3f} ms/image preparing them")
+
+
+def stage_rates(loader_run: dict, cuda: bool = False) -> dict:
     """Per stage of a loader-alone run: ms per image (wall, summed over threads) and the images/s
-    the loader's threads would give doing that stage alone (None where it took no time)."""
+    the loader's threads would give doing that stage alone (None where it took no time). On the
+    GPU path the transforms and the collate run in the batch's kernels: their thread time is only
+    the host's preparation, so they get no rate, and a note says so."""
     out = {}
     for stage, ms in loader_run["stage_ms_per_image"].items():
         threads = loader_run["io_threads"] if stage == "read" else loader_run["num_threads"]
         out[stage] = {"ms_per_image": ms, "threads": threads,
                       "images_per_s": 1e3 * threads / ms if ms > 0 else None}
+        if cuda and stage in ("transform", "collate"):
+            out[stage].update(images_per_s=None, note=GPU_KERNEL_NOTE.format(ms=ms))
     return out
 
 
