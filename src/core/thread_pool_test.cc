@@ -164,7 +164,6 @@ TEST(ThreadPoolTest, SubmitterIsDoneWithAPoolItsTaskOutlives) {
   std::exit(!pool.ok() && pool.status().code() == StatusCode::kResourceExhausted ? 0 : 1);
 }
 
-// Threads that cannot start are an error the caller gets, not std::terminate.
 // Only workers below the active count take tasks; every task still runs once, across changes.
 TEST(ThreadPoolTest, SetActiveLimitsTheWorkersThatTakeTasks) {
   auto created = ThreadPool::Create(4, "test");
@@ -212,6 +211,7 @@ TEST(ThreadPoolTest, SetActiveLimitsTheWorkersThatTakeTasks) {
   EXPECT_EQ(pool.active(), 1);
 }
 
+// Threads that cannot start are an error the caller gets, not std::terminate.
 TEST(ThreadPoolTest, CreateReportsThreadsThatCannotStart) {
   EXPECT_EXIT(StartTooManyThreads(), ::testing::ExitedWithCode(0),
               "ResourceExhausted: cannot start thread [0-9]+ of 400 \\(many\\)");
