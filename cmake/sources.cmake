@@ -72,6 +72,7 @@ set(SLUICE_SOURCES
   src/pipeline/batch_trace.cc
   src/pipeline/batch_ring.cc
   src/pipeline/load_tuner.cc
+  src/video/clip_layout.cc
   src/pipeline/gpu/route_scheduler.cc
   src/pipeline/cpu/cpu_executor.cc
   src/pipeline/resolve_options.cc

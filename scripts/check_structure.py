@@ -20,7 +20,7 @@ from pathlib import Path
 
 MAX_FILE_BYTES = 20 * 1024
 MAX_FUNCTION_LINES = 80
-FLOORS = {"core": 0, "gpu": 0, "io": 1, "codec": 2, "kernels": 3, "ops": 4, "pipeline": 5}
+FLOORS = {"core": 0, "gpu": 0, "io": 1, "codec": 2, "video": 2, "kernels": 3, "ops": 4, "pipeline": 5}
 CPP = (".h", ".cc", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#include\s+"([^"]+)"', re.M)
 

@@ -79,8 +79,8 @@ class Loader:
         num_threads: compute threads (default: every CPU this process may use, divided among
             the processes torchrun starts on this machine, ``LOCAL_WORLD_SIZE``).
         io_threads: file-reading threads (default 2; 4 on the GPU, where they also parse headers).
-        prefetch: batches prepared ahead of the consumer (default 2). The automatic values are
-            decided in C++; on the CPU path the tuner adjusts the threads and prefetch left unset
+        prefetch: batches prepared ahead of the consumer (default 2). The automatic values
+            (``None`` or ``"auto"``) are decided in C++; on the CPU path the tuner adjusts them
             while it runs (``stats()["tuning"]`` says what and why).
         dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much
             (faster; pixels differ a little from a full decode, see docs/guide.md). Default

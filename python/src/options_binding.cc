@@ -36,13 +36,14 @@ void Int64Field(nb::class_<LoaderOptions>& c, const char* name) {
       [name](LoaderOptions& o, nb::handle v) { o.*member = ToInt(name, v, LLONG_MIN, LLONG_MAX); });
 }
 
-// A property for an int field that may be left to the loader (None).
+// A property for an int field that may be left to the loader: None or "auto".
 template <auto member>
 void AutoIntField(nb::class_<LoaderOptions>& c, const char* name) {
   c.def_prop_rw(
       name, [](const LoaderOptions& o) { return o.*member; },
       [name](LoaderOptions& o, nb::handle v) {
-        o.*member = v.is_none() ? std::nullopt : std::optional<int>(static_cast<int>(ToInt(name, v, INT_MIN, INT_MAX)));
+        const bool automatic = v.is_none() || (nb::isinstance<nb::str>(v) && nb::cast<std::string>(v) == "auto");
+        o.*member = automatic ? std::nullopt : std::optional<int>(static_cast<int>(ToInt(name, v, INT_MIN, INT_MAX)));
       });
 }
 

@@ -64,3 +64,15 @@ def test_given_values_are_not_tuned(tmp_path):
     assert (stats["num_threads"], stats["prefetch"], stats["io_threads"]) == (2, 3, 1)
     assert stats["tuning"] == {"settled": True,
                                "why": "nothing to tune: num_threads, io_threads and prefetch were given"}
+
+
+def test_auto_is_the_default(tmp_path):
+    root = _folder(tmp_path)
+    tf = [T.RandomResizedCrop(32), T.ToTensor()]
+    auto = sluice.Loader(root, tf, batch_size=4, num_threads="auto", io_threads="auto", prefetch="auto")
+    unset = sluice.Loader(root, tf, batch_size=4)
+    assert auto.options.num_threads == unset.options.num_threads
+    assert auto.stats()["tuning"] == unset.stats()["tuning"] == {"settled": False, "why": "measuring"}
+    import pytest
+    with pytest.raises(TypeError, match="num_threads"):
+        sluice.Loader(root, tf, batch_size=4, num_threads="fast")
