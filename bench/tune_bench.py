@@ -107,7 +107,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--json")
     ap.add_argument("--_child", nargs=3, metavar=("KIND", "THREADS", "PREFETCH"), help=argparse.SUPPRESS)
-    args, _ = ap.parse_known_args()
+    args = ap.parse_args()
     if args._child:
         kind, threads, prefetch = args._child
         print(json.dumps(child(args.data[0], kind, int(threads), int(prefetch), args.seconds, args.settle,

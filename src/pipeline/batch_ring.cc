@@ -115,7 +115,7 @@ void BatchRing::Schedule(const EpochSchedule& schedule, int64_t index) {
 
 // A batch that takes minutes means something is stuck (a decoder call that never returns, a file
 // system that hangs): say where every batch in flight stands, now and then.
-bool BatchRing::Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait) {
+bool BatchRing::Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait, int64_t* waited_ns) {
   NvtxRange range("sluice wait");  // the consumer waiting for a batch
   const int64_t t0 = NowNs();
   const auto ready = [&] { return batch.done || aborted_.has_value(); };
@@ -130,7 +130,8 @@ bool BatchRing::Wait(const RingBatch& batch, std::optional<std::chrono::millisec
       next_report *= 2;
     }
   }
-  work_->counters().wait_ns.fetch_add(NowNs() - t0, std::memory_order_relaxed);
+  *waited_ns = NowNs() - t0;
+  work_->counters().wait_ns.fetch_add(*waited_ns, std::memory_order_relaxed);
   return batch.done && !aborted_;
 }
 
@@ -150,8 +151,8 @@ Result<std::optional<Batch>> BatchRing::Next(std::optional<std::chrono::millisec
   }
   if (in_flight_.empty() || in_flight_.front()->ahead) return std::optional<Batch>();  // the epoch's end
   std::shared_ptr<RingBatch> b = in_flight_.front();
-  const int64_t t0 = NowNs();
-  if (!Wait(*b, wait)) {
+  int64_t waited_ns = 0;
+  if (!Wait(*b, wait, &waited_ns)) {
     std::lock_guard<std::mutex> lock(mu_);
     if (aborted_) return FailedPrecondition(*aborted_);
     return DeadlineExceeded("the next batch is not ready yet");
@@ -162,7 +163,7 @@ Result<std::optional<Batch>> BatchRing::Next(std::optional<std::chrono::millisec
   }
   ++next_out_;
   work_->Taken(*b);
-  Tune(NowNs() - t0);
+  Tune(waited_ns);
   TopUp();
   return HandOut(*b);
 }

@@ -142,8 +142,9 @@ class BatchRing {
   void Schedule(const EpochSchedule& schedule, int64_t index);
   // Cancels the batches in flight that `keep` rejects and waits until they are done.
   void CancelUnless(const std::function<bool(const RingBatch&)>& keep);
-  // Whether `batch` is done (false: `wait` ran out, or the ring was aborted).
-  bool Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait);
+  // Whether `batch` is done (false: `wait` ran out, or the ring was aborted); `*waited_ns`: how
+  // long it waited (also added to the consumer's wait counter).
+  bool Wait(const RingBatch& batch, std::optional<std::chrono::milliseconds> wait, int64_t* waited_ns);
   void ReportStall(int64_t waited_s) const;  // to stderr, with mu_ held
   Result<std::optional<Batch>> HandOut(RingBatch& batch);
   void Tune(int64_t waited_ns);  // after a hand-out: the tuner's setting, applied
