@@ -39,6 +39,7 @@ set(SLUICE_SOURCES
   src/kernels/finish/finish_cpu.cc
   src/kernels/orient/orient_cpu.cc
   src/kernels/color/color_cpu.cc
+  src/kernels/yuv/yuv_cpu.cc
   src/kernels/warp/warp_cpu.cc
   src/kernels/warp/affine_matrix.cc
   src/kernels/erase/erase_cpu.cc
@@ -73,6 +74,10 @@ set(SLUICE_SOURCES
   src/pipeline/batch_ring.cc
   src/pipeline/load_tuner.cc
   src/video/clip_layout.cc
+  src/video/ffmpeg_api.cc
+  src/video/demuxer.cc
+  src/video/video_index.cc
+  src/video/video_decoder.cc
   src/pipeline/gpu/route_scheduler.cc
   src/pipeline/cpu/cpu_executor.cc
   src/pipeline/resolve_options.cc

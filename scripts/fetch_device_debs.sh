@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fills .deb/ (git-ignored) with the Debian packages the GPU machine lacks, for the device tool
-# to carry (carry [".deb", ".whl"]): the build's libjpeg-turbo, libspng, libwebp, GoogleTest and
-# libcurl headers and libraries (unpacked there by scripts/device_env.sh); in .deb/curl libcurl
+# to carry (carry [".deb", ".whl"]): the build's libjpeg-turbo, libspng, libwebp, GoogleTest,
+# libcurl and FFmpeg headers and libraries (unpacked there by scripts/device_env.sh); in .deb/curl libcurl
 # itself with what it needs (used there only when the machine has no libcurl.so.4); in .deb/nginx
 # nginx (bench/shard_bench.py serves the shards with it); in .deb/gdb gdb with its libraries
 # (bench/gpu_probe.py prints the threads' stacks of a configuration that hangs). Also fills .whl/
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .deb/gdb .deb/curl .deb/nginx .whl
 (cd .deb && apt-get download libgtest-dev libjpeg62-turbo-dev libjpeg62-turbo libspng-dev libspng0 \
-  libwebp-dev libwebp7 libwebpdemux2 libwebpmux3 libcurl4-openssl-dev)
+  libwebp-dev libwebp7 libwebpdemux2 libwebpmux3 libcurl4-openssl-dev libavformat-dev libavcodec-dev libavutil-dev)
 (cd .deb/curl && apt-get download libcurl4 libnghttp2-14 libidn2-0 libunistring2 librtmp1 libgnutls30 libhogweed6 \
   libnettle8 libgmp10 libp11-kit0 libffi8 libtasn1-6 libssh2-1 libpsl5 libgssapi-krb5-2 libkrb5-3 libk5crypto3 \
   libkrb5support0 libkeyutils1 libcom-err2 libldap-2.5-0 libsasl2-2 libsasl2-modules-db libdb5.3 libbrotli1 \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what sluice needs on a fresh Debian/Ubuntu machine, skipping what is already there.
 #   system: a C++20 compiler, CMake, Ninja, pkg-config, libjpeg-turbo, libspng, libwebp, GoogleTest,
-#           libcurl's header (libcurl itself is loaded at run time, for http:// shards)
+#           libcurl's header (libcurl itself is loaded at run time, for http:// shards), FFmpeg's
+#           headers and libraries (libavformat, libavcodec, libavutil: loaded at run time, for video)
 #   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, webdataset (the
 #           tests read and write its shards), lightning (a test resumes a fit from its
 #           checkpoint), matplotlib (sluice doctor's chart), torch (CPU pin), jax[cpu] (output="jax"),
@@ -10,7 +11,8 @@
 set -euo pipefail
 PYTHON=${PYTHON:-python3}
 
-apt_pkgs=(g++ make ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev libcurl4-openssl-dev)
+apt_pkgs=(g++ make ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev libcurl4-openssl-dev
+          libavformat-dev libavcodec-dev libavutil-dev)
 [ "${1:-}" = fuzz ] && apt_pkgs+=(clang libclang-rt-dev)
 # Ubuntu names libjpeg-turbo's headers libjpeg-turbo8-dev.
 if ! apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then
@@ -32,7 +34,7 @@ command -v cmake >/dev/null 2>&1 || "$PYTHON" -m pip install -q cmake
 py_missing=()
 for mod in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest \
            pytest_timeout:pytest-timeout PIL:pillow webdataset:webdataset lightning:lightning \
-           matplotlib:matplotlib "jax:jax[cpu]"; do
+           matplotlib:matplotlib av:av "jax:jax[cpu]"; do
   "$PYTHON" -c "import ${mod%%:*}" >/dev/null 2>&1 || py_missing+=("${mod##*:}")
 done
 # torch: pinned to 2.13.0, which this workplace serves as a CPU wheel (a bare `torch` from PyPI

@@ -1,5 +1,6 @@
 """The ``sluice`` command: ``sluice bench [DATA]``, ``sluice preview [DATA] -o grid.png``,
-``sluice make-dataset OUT``, ``sluice pack SRC DST`` and ``sluice doctor [DATA]`` (sluice.doctor)."""
+``sluice make-dataset OUT``, ``sluice make-videos DIR`` (sluice.video_data),
+``sluice pack SRC DST`` and ``sluice doctor [DATA]`` (sluice.doctor)."""
 from __future__ import annotations
 
 import argparse
@@ -322,6 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--workers", type=int, default=None)
     m.add_argument("--quiet", action="store_true")
     m.set_defaults(func=cmd_make_dataset)
+    from . import video_data  # noqa: PLC0415  (imports PyAV only when make-videos runs)
+
+    video_data.add_parser(sub)
 
     _add_pack_parser(sub)
     from .doctor.cli_args import add_doctor_parser  # noqa: PLC0415

@@ -28,6 +28,7 @@ void RegisterCodec(nb::module_& m);
 void RegisterSample(nb::module_& m);
 void RegisterShards(nb::module_& m);
 void RegisterShardStreams(nb::module_& m);
+void RegisterVideo(nb::module_& m);
 
 // A WebDataset spec from the keys as Python gives them ("jpg;jpeg"; label_key "" for none).
 WebDatasetSpec SpecOf(const std::string& image_key, const std::string& label_key, const std::string& label_field);

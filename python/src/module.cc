@@ -12,4 +12,5 @@ NB_MODULE(_core, m) {
   RegisterSample(m);
   RegisterShards(m);
   RegisterShardStreams(m);
+  RegisterVideo(m);
 }

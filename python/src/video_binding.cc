@@ -1,0 +1,116 @@
+// Video entry points for tests and tools: a video's index, and chosen frames decoded on the CPU
+// (as RGB, or as the decoder's own 4:2:0 planes, which tests compare with PyAV's exactly).
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <vector>
+
+#include "bindings.h"
+#include "kernels/yuv/yuv_cpu.h"
+#include "video/video_decoder.h"
+#include "video/video_index.h"
+
+namespace sluice::python {
+
+namespace {
+
+using U8Array = nb::ndarray<nb::numpy, uint8_t>;
+
+U8Array ToNumpy(std::vector<uint8_t>* pixels, std::initializer_list<size_t> shape) {
+  auto* owned = new std::vector<uint8_t>(std::move(*pixels));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<uint8_t>*>(p); });
+  return U8Array(owned->data(), shape, owner);
+}
+
+template <typename T>
+T UnwrapFor(const std::string& path, Result<T> r) {
+  if (!r.ok()) ThrowBatchStatus(r.status().WithPrefix(path));
+  return std::move(r).value();
+}
+
+nb::dict IndexToDict(const VideoIndex& index) {
+  nb::dict d;
+  d["codec"] = index.codec;
+  d["width"] = index.width;
+  d["height"] = index.height;
+  d["num_frames"] = index.num_frames();
+  d["time_base"] = nb::make_tuple(index.time_base_num, index.time_base_den);
+  d["pts"] = index.pts;
+  d["keyframes"] = index.keyframes;
+  d["average_rate"] = index.AverageRate();
+  return d;
+}
+
+// Copies one plane's rows (w bytes each) into `out`.
+void CopyPlane(const uint8_t* src, ptrdiff_t stride, int step, int h, int w, uint8_t* out) {
+  for (int r = 0; r < h; ++r)
+    for (int c = 0; c < w; ++c) out[static_cast<size_t>(r) * w + c] = src[r * stride + c * step];
+}
+
+}  // namespace
+
+void RegisterVideo(nb::module_& m) {
+  m.def(
+      "video_index",
+      [](nb::handle path) {
+        const std::string p = PathFromPy(path, "path");
+        Result<VideoIndex> index = [&] {
+          nb::gil_scoped_release release;
+          return IndexVideo(p);
+        }();
+        return IndexToDict(UnwrapFor(p, std::move(index)));
+      },
+      nb::arg("path"), "The frames, timestamps and key frames of a video's stream (no picture decoded).");
+
+  m.def(
+      "read_video_frames",
+      [](nb::handle path, std::vector<int64_t> frames, const std::string& format) -> nb::object {
+        if (format != "rgb" && format != "yuv420p")
+          Raise(PyExc_ValueError, "format must be 'rgb' or 'yuv420p', got '" + format + "'");
+        const std::string p = PathFromPy(path, "path");
+        const VideoIndex index = [&] {
+          nb::gil_scoped_release release;
+          return UnwrapFor(p, IndexVideo(p));
+        }();
+        const size_t n = frames.size(), h = static_cast<size_t>(index.height), w = static_cast<size_t>(index.width);
+        const size_t ch = (h + 1) / 2, cw = (w + 1) / 2;
+        std::vector<uint8_t> rgb, y, u, v;
+        Status status;
+        {
+          nb::gil_scoped_release release;
+          status = [&]() -> Status {
+            SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<VideoDecoder> decoder, VideoDecoder::Open(p, index));
+            if (format == "rgb") {
+              rgb.resize(n * h * w * 3);
+            } else {
+              y.resize(n * h * w);
+              u.resize(n * ch * cw);
+              v.resize(n * ch * cw);
+            }
+            return decoder->Decode(frames, [&](size_t k, const YuvView& pic) -> Status {
+              if (static_cast<size_t>(pic.height) != h || static_cast<size_t>(pic.width) != w)
+                return Unsupported("frame ", frames[k], " is ", pic.width, "x", pic.height, ", not ", w, "x", h,
+                                   " as the stream's first: a size change mid-stream");
+              if (format == "rgb") {
+                YuvToRgbCpu(pic, MutableImageView{rgb.data() + k * h * w * 3, static_cast<int>(h), static_cast<int>(w),
+                                                  3, static_cast<ptrdiff_t>(w) * 3});
+              } else {
+                CopyPlane(pic.y, pic.y_stride, 1, pic.height, pic.width, y.data() + k * h * w);
+                CopyPlane(pic.u, pic.uv_stride, pic.uv_step, static_cast<int>(ch), static_cast<int>(cw), u.data() + k * ch * cw);
+                CopyPlane(pic.v, pic.uv_stride, pic.uv_step, static_cast<int>(ch), static_cast<int>(cw), v.data() + k * ch * cw);
+              }
+              return Status::OK();
+            });
+          }();
+        }
+        if (!status.ok()) ThrowBatchStatus(status.WithPrefix(p));
+        if (format == "rgb") return nb::cast(ToNumpy(&rgb, {n, h, w, size_t{3}}));
+        return nb::make_tuple(ToNumpy(&y, {n, h, w}), ToNumpy(&u, {n, ch, cw}), ToNumpy(&v, {n, ch, cw}));
+      },
+      nb::arg("path"), nb::arg("frames"), nb::arg("format") = "rgb",
+      "Decodes frames (indices in presentation order, ascending) on the CPU: (N, H, W, 3) RGB, or the "
+      "(Y, U, V) planes of 'yuv420p'.");
+}
+
+}  // namespace sluice::python

@@ -1,0 +1,192 @@
+"""Video frames decoded on the CPU (FFmpeg's libavcodec through sluice) against PyAV's decode of
+the same files: the index (frame count, timestamps, key frames) and the 4:2:0 planes exactly, for
+frames at the start, middle and end, after seeks and across groups of pictures, on videos with
+B-frames, variable frame rate, a shifted start and odd sizes; RGB against the matrix equations
+computed here in numpy; bad files with errors that name the file and the reason."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import sluice
+from sluice import _core
+
+av = pytest.importorskip("av")
+video_data = pytest.importorskip("sluice.video_data")
+
+# name: make_video arguments
+VIDEOS = {
+    "h264_bframes.mp4": dict(width=96, height=64, frames=40, gop=10, bframes=2),
+    "h264_vfr_start.mkv": dict(width=64, height=48, frames=30, gop=8, bframes=2, vfr=True, start_pts=5000),
+    "hevc_bframes.mp4": dict(width=64, height=48, frames=30, gop=12, bframes=3, codec="hevc"),
+    "mpeg4_odd.mp4": dict(width=63, height=47, frames=24, gop=8, bframes=1, codec="mpeg4"),
+    "h264_intra_gop1.mp4": dict(width=32, height=32, frames=6, gop=1, bframes=0),
+}
+
+
+@pytest.fixture(scope="module")
+def videos(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("videos")
+    out = {}
+    for name, kw in VIDEOS.items():
+        path = str(root / name)
+        video_data.make_video(path, seed=len(out), **kw)
+        out[name] = path
+    return out
+
+
+def pyav_frames(path: str) -> list:
+    with av.open(path) as c:
+        return list(c.decode(video=0))
+
+
+def planes(frame) -> list[np.ndarray]:
+    return [np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, :p.width] for p in frame.planes]
+
+
+@pytest.mark.parametrize("name", list(VIDEOS))
+def test_index_matches_pyav(videos, name):
+    ref = pyav_frames(videos[name])
+    index = _core.video_index(videos[name])
+    assert index["num_frames"] == len(ref) == VIDEOS[name]["frames"]
+    assert index["pts"] == [f.pts for f in ref]
+    assert index["keyframes"] == [i for i, f in enumerate(ref) if f.key_frame]
+    assert (index["width"], index["height"]) == (ref[0].width, ref[0].height)
+
+
+@pytest.mark.parametrize("name", list(VIDEOS))
+def test_frames_exact(videos, name):
+    path, ref = videos[name], pyav_frames(videos[name])
+    n = len(ref)
+    selections = [[0], [n // 2], [n - 1],                    # first, middle, last
+                  [n // 2, n // 2 + 1, n // 2 + 3],          # after a seek into the middle
+                  list(range(1, n, 7)),                       # sparse: groups skipped
+                  [2, 2, 3],                                  # a repeated frame
+                  list(range(n))]
+    for sel in selections:
+        sel = sorted(min(f, n - 1) for f in sel)
+        y, u, v = _core.read_video_frames(path, sel, "yuv420p")
+        for k, f in enumerate(sel):
+            want = planes(ref[f])
+            for got, exp, plane in zip((y[k], u[k], v[k]), want, "YUV"):
+                np.testing.assert_array_equal(got, exp, err_msg=f"{name} frame {f} plane {plane} (of {sel})")
+
+
+def rgb_reference(y: np.ndarray, u: np.ndarray, v: np.ndarray, kr: float, kb: float) -> np.ndarray:
+    """BT.601 / BT.709 limited range, each chroma sample for its 2x2 pixels, in float64."""
+    h, w = y.shape
+    uu = np.repeat(np.repeat(u, 2, 0), 2, 1)[:h, :w].astype(np.float64)
+    vv = np.repeat(np.repeat(v, 2, 0), 2, 1)[:h, :w].astype(np.float64)
+    ey, pb, pr = (y - 16.0) / 219, (uu - 128) / 224, (vv - 128) / 224
+    r = ey + 2 * (1 - kr) * pr
+    b = ey + 2 * (1 - kb) * pb
+    g = (ey - kr * r - kb * b) / (1 - kr - kb)
+    return np.clip(np.floor(np.stack([r, g, b], -1) * 255 + 0.5), 0, 255).astype(np.uint8)
+
+
+def test_rgb_matches_the_matrix_equations(videos):
+    path = videos["h264_bframes.mp4"]
+    sel = [0, 11, 39]
+    rgb = _core.read_video_frames(path, sel)
+    y, u, v = _core.read_video_frames(path, sel, "yuv420p")
+    assert rgb.shape == (3, 64, 96, 3) and rgb.dtype == np.uint8
+    for k in range(len(sel)):
+        want = rgb_reference(y[k], u[k], v[k], 0.299, 0.114)  # untagged: BT.601, as FFmpeg assumes
+        assert np.abs(rgb[k].astype(int) - want).max() <= 1
+    # PyAV's own conversion (FFmpeg's swscale, rounded its own way) lands within a few levels.
+    ref = pyav_frames(path)
+    for k, f in enumerate(sel):
+        assert np.abs(rgb[k].astype(int) - ref[f].to_ndarray(format="rgb24").astype(int)).max() <= 4
+
+
+def test_frames_are_the_right_ones(videos):
+    """The generator stamps each frame's number: the decoded frames read back as the ones asked."""
+    path = videos["h264_vfr_start.mkv"]
+    sel = [0, 3, 9, 17, 29]
+    rgb = _core.read_video_frames(path, sel)
+    assert [video_data.read_frame_number(rgb[k], 30) for k in range(len(sel))] == sel
+
+
+def test_video_frames_from_a_pathlike(videos, tmp_path):
+    import pathlib
+    assert _core.video_index(pathlib.Path(videos["h264_bframes.mp4"]))["num_frames"] == 40
+
+
+def test_frame_arguments(videos):
+    path = videos["h264_bframes.mp4"]
+    with pytest.raises(IndexError, match=r"frame 40 of a video of 40 frames"):
+        _core.read_video_frames(path, [39, 40])
+    with pytest.raises(ValueError, match="ascending"):
+        _core.read_video_frames(path, [5, 4])
+    with pytest.raises(ValueError, match="format must be"):
+        _core.read_video_frames(path, [0], "rgba")
+    assert _core.read_video_frames(path, []).shape == (0, 64, 96, 3)
+
+
+# Bad files: each error names the file and the reason.
+
+def write(path, data: bytes) -> str:
+    with open(path, "wb") as f:
+        f.write(data)
+    return str(path)
+
+
+def test_truncated_without_moov(videos, tmp_path):
+    data = open(videos["h264_bframes.mp4"], "rb").read()  # PyAV writes the moov atom last
+    path = write(tmp_path / "cut.mp4", data[: len(data) // 2])
+    with pytest.raises(sluice.DecodeError, match=r"cut\.mp4: .*moov"):
+        _core.video_index(path)
+
+
+def test_truncated_mid_stream(tmp_path):
+    path = str(tmp_path / "fast.mp4")
+    video_data.make_video(path, width=64, height=48, frames=40, gop=10, bframes=2, faststart=True)
+    data = open(path, "rb").read()
+    cut = write(tmp_path / "fast_cut.mp4", data[: len(data) * 6 // 10])
+    # The moov atom, at the start, lists all 40 frames; the file holds half of them.
+    with pytest.raises(sluice.DecodeError, match=r"fast_cut\.mp4: truncated: the container lists 40 frames, "
+                                                 r"the file holds 2\d"):
+        _core.video_index(cut)
+
+
+@pytest.mark.parametrize("content, kind, reason", [
+    (b"", sluice.DecodeError, "empty file"),
+    (b"this is not a video\n" * 50, sluice.DecodeError, "not a video container"),
+])
+def test_not_a_video(tmp_path, content, kind, reason):
+    path = write(tmp_path / "bad.mp4", content)
+    with pytest.raises(kind, match=rf"bad\.mp4: {reason}"):
+        _core.video_index(path)
+
+
+def test_missing_and_directory(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"nothere\.mp4: no such file"):
+        _core.video_index(str(tmp_path / "nothere.mp4"))
+    with pytest.raises(sluice.DecodeError, match="not a regular file"):
+        _core.video_index(str(tmp_path))
+
+
+def test_audio_only(tmp_path):
+    path = str(tmp_path / "sound.mp4")
+    with av.open(path, "w") as c:
+        s = c.add_stream("aac", rate=16000)
+        samples = (np.sin(np.arange(16000) / 10) * 8000).astype(np.int16)[None]
+        for i in range(0, 16000, 1024):
+            frame = av.AudioFrame.from_ndarray(samples[:, i:i + 1024], format="s16", layout="mono")
+            frame.sample_rate = 16000
+            for p in s.encode(frame):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    with pytest.raises(sluice.DecodeError, match=r"sound\.mp4: no video stream"):
+        _core.video_index(path)
+
+
+def test_unsupported_pixel_format(tmp_path):
+    path = str(tmp_path / "full_chroma.mp4")
+    video_data.make_video(path, width=32, height=32, frames=4, gop=4, bframes=0, pix_fmt="yuv444p")
+    assert _core.video_index(path)["num_frames"] == 4
+    with pytest.raises(sluice.DecodeError, match=r"full_chroma\.mp4: pixel format yuv444p"):
+        _core.read_video_frames(path, [0])
