@@ -38,7 +38,7 @@ run: build
 # (the interpreter is not: the ASan runtime is preloaded, with libstdc++ so that its exception
 # interceptors find it, and Python's leaks at exit are not reported).
 ASAN_PYTEST = tests/python/test_stress.py tests/python/test_lifecycle.py tests/python/test_hostile.py \
-              tests/python/test_webdataset_stream.py
+              tests/python/test_webdataset_stream.py tests/python/test_video_decode.py tests/python/test_videos.py
 STRESS_SECONDS ?= 20
 
 asan: deps

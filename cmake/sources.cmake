@@ -78,6 +78,7 @@ set(SLUICE_SOURCES
   src/video/demuxer.cc
   src/video/video_index.cc
   src/video/video_decoder.cc
+  src/video/clip_source.cc
   src/pipeline/gpu/route_scheduler.cc
   src/pipeline/cpu/cpu_executor.cc
   src/pipeline/resolve_options.cc

@@ -13,6 +13,7 @@ from . import _core  # noqa: E402  (after the nvJPEG path is set)
 from ._core import DecodeError
 from ._loader import Loader
 from ._webdataset import WebDataset
+from ._videos import Videos
 from . import transforms
 
 __version__ = "0.1.0"
@@ -20,4 +21,4 @@ __version__ = "0.1.0"
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
 
-__all__ = ["Loader", "WebDataset", "DecodeError", "transforms", "IMAGENET_MEAN", "IMAGENET_STD", "__version__"]
+__all__ = ["Loader", "WebDataset", "Videos", "DecodeError", "transforms", "IMAGENET_MEAN", "IMAGENET_STD", "__version__"]

@@ -17,6 +17,7 @@ from ._epoch import EpochIterator
 from ._options import DEFAULTS, cache_bytes, dtype_name, epoch_arg, make_options, shard, source_arg, weighted
 from .transforms import compile_specs, flatten
 from .transforms.compile import runs_on_cpu
+from ._videos import Videos
 from .transforms.functions import running_for
 
 __all__ = ["Loader"]
@@ -137,8 +138,8 @@ class Loader:
         self._device = str(device)
         self._cuda = self._device.startswith("cuda")
         self._output = resolve_output(output, self._cuda, bool(self._batch.transforms))
-        # User functions run on the CPU: such a list runs there, and batches are copied over.
-        self._upload = self._cuda and runs_on_cpu(self._batch.per_sample)
+        # User functions (and video decoding, for now) run on the CPU: batches are copied over.
+        self._upload = self._cuda and (runs_on_cpu(self._batch.per_sample) or isinstance(source, Videos))
         rank, world_size = shard(rank, world_size)
         options = make_options(
             batch_size=batch_size, shuffle=shuffle, seed=seed, last_batch=last_batch, dtype=dtype_name(dtype),

@@ -8,6 +8,7 @@
 
 #include "bindings.h"
 #include "kernels/yuv/yuv_cpu.h"
+#include "video/clip_source.h"
 #include "video/video_decoder.h"
 #include "video/video_index.h"
 
@@ -48,9 +49,94 @@ void CopyPlane(const uint8_t* src, ptrdiff_t stride, int step, int h, int w, uin
     for (int c = 0; c < w; ++c) out[static_cast<size_t>(r) * w + c] = src[r * stride + c * step];
 }
 
+nb::tuple MakeVideos(nb::handle pairs, std::vector<std::string> classes, int length, int stride, int step,
+                     int per_video, bool skip_bad, int threads) {
+  std::vector<Sample> videos;
+  for (nb::handle item : nb::iter(pairs)) {
+    const std::string what = "videos[" + std::to_string(videos.size()) + "]";
+    videos.push_back(Sample{PathFromPy(item[0], what + " path"), ToInt(what + " label", item[1], INT64_MIN, INT64_MAX)});
+  }
+  ClipSpec spec{length, stride, step, per_video > 0 ? ClipPolicy::kRandomClips : ClipPolicy::kEveryClip,
+                per_video > 0 ? per_video : 1};
+  Result<std::shared_ptr<const ClipSource>> source = [&] {
+    nb::gil_scoped_release release;
+    return ClipSource::Create(std::move(videos), std::move(classes), spec, {skip_bad, threads});
+  }();
+  std::shared_ptr<const ClipSource> clips = Unwrap(std::move(source));
+  nb::list skipped;
+  for (const auto& [path, reason] : clips->skipped()) skipped.append(nb::make_tuple(PathToPy(path), MessageToPy(reason)));
+  nb::list frames;
+  for (size_t v = 0; v < clips->videos().size(); ++v) frames.append(clips->index_of(v).num_frames());
+  return nb::make_tuple(PySource{clips}, skipped, frames);
+}
+
+nb::object ReadVideoFrames(nb::handle path, const std::vector<int64_t>& frames, const std::string& format) {
+  if (format != "rgb" && format != "yuv420p") Raise(PyExc_ValueError, "format must be 'rgb' or 'yuv420p', got '" + format + "'");
+  const std::string p = PathFromPy(path, "path");
+  Result<VideoIndex> indexed = [&] {
+    nb::gil_scoped_release release;
+    return IndexVideo(p);
+  }();
+  const VideoIndex index = UnwrapFor(p, std::move(indexed));
+  const size_t n = frames.size(), h = static_cast<size_t>(index.height), w = static_cast<size_t>(index.width);
+  const size_t ch = (h + 1) / 2, cw = (w + 1) / 2;
+  std::vector<uint8_t> rgb, y, u, v;
+  if (format == "rgb") {
+    rgb.resize(n * h * w * 3);
+  } else {
+    y.resize(n * h * w);
+    u.resize(n * ch * cw);
+    v.resize(n * ch * cw);
+  }
+  auto out = [&](size_t k, const YuvView& pic) -> Status {
+    if (static_cast<size_t>(pic.height) != h || static_cast<size_t>(pic.width) != w)
+      return Unsupported("frame ", frames[k], " is ", pic.width, "x", pic.height, ", not ", w, "x", h,
+                         " as the stream's first: a size change mid-stream");
+    if (format == "rgb") {
+      YuvToRgbCpu(pic, MutableImageView{rgb.data() + k * h * w * 3, static_cast<int>(h), static_cast<int>(w), 3,
+                                        static_cast<ptrdiff_t>(w) * 3});
+    } else {
+      CopyPlane(pic.y, pic.y_stride, 1, pic.height, pic.width, y.data() + k * h * w);
+      CopyPlane(pic.u, pic.uv_stride, pic.uv_step, static_cast<int>(ch), static_cast<int>(cw), u.data() + k * ch * cw);
+      CopyPlane(pic.v, pic.uv_stride, pic.uv_step, static_cast<int>(ch), static_cast<int>(cw), v.data() + k * ch * cw);
+    }
+    return Status::OK();
+  };
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    Result<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(p, index);
+    status = decoder.ok() ? (*decoder)->Decode(frames, out) : decoder.status();
+  }
+  if (!status.ok()) ThrowBatchStatus(status.WithPrefix(p));
+  if (format == "rgb") return nb::cast(ToNumpy(&rgb, {n, h, w, size_t{3}}));
+  return nb::make_tuple(ToNumpy(&y, {n, h, w}), ToNumpy(&u, {n, ch, cw}), ToNumpy(&v, {n, ch, cw}));
+}
+
 }  // namespace
 
 void RegisterVideo(nb::module_& m) {
+  m.def("_videos", &MakeVideos, nb::arg("videos"), nb::arg("classes"), nb::arg("length"), nb::arg("stride"),
+        nb::arg("step"), nb::arg("per_video"), nb::arg("skip_bad"), nb::arg("threads"),
+        "A clip source over (path, label) videos; per_video > 0 draws that many random clips per video and epoch. "
+        "Returns (source, [(path, reason) of videos left out], [frames of each video]).");
+  m.def("read_video_frames", &ReadVideoFrames, nb::arg("path"), nb::arg("frames"), nb::arg("format") = "rgb",
+        "Decodes frames (indices in presentation order, ascending) on the CPU: (N, H, W, 3) RGB, or the "
+        "(Y, U, V) planes of 'yuv420p'.");
+  m.def(
+      "_clip_frames",
+      [](const PySource& source, int64_t index, uint64_t seed, int64_t epoch) {
+        const auto* clips = dynamic_cast<const ClipSource*>(source.source.get());
+        if (clips == nullptr) Raise(PyExc_TypeError, "not a video clip source");
+        if (index < 0 || index >= clips->size()) Raise(PyExc_IndexError, "clip index out of range");
+        const Clip c = clips->ClipAt(index, seed, epoch);
+        std::vector<int64_t> frames;
+        for (int k = 0; k < c.length; ++k) frames.push_back(c.Frame(k));
+        return nb::make_tuple(c.video, frames);
+      },
+      nb::arg("source"), nb::arg("index"), nb::arg("seed"), nb::arg("epoch"),
+      "(video, frames) of clip `index` in epoch `epoch`.");
+
   m.def(
       "video_index",
       [](nb::handle path) {
@@ -62,55 +148,6 @@ void RegisterVideo(nb::module_& m) {
         return IndexToDict(UnwrapFor(p, std::move(index)));
       },
       nb::arg("path"), "The frames, timestamps and key frames of a video's stream (no picture decoded).");
-
-  m.def(
-      "read_video_frames",
-      [](nb::handle path, std::vector<int64_t> frames, const std::string& format) -> nb::object {
-        if (format != "rgb" && format != "yuv420p")
-          Raise(PyExc_ValueError, "format must be 'rgb' or 'yuv420p', got '" + format + "'");
-        const std::string p = PathFromPy(path, "path");
-        const VideoIndex index = [&] {
-          nb::gil_scoped_release release;
-          return UnwrapFor(p, IndexVideo(p));
-        }();
-        const size_t n = frames.size(), h = static_cast<size_t>(index.height), w = static_cast<size_t>(index.width);
-        const size_t ch = (h + 1) / 2, cw = (w + 1) / 2;
-        std::vector<uint8_t> rgb, y, u, v;
-        Status status;
-        {
-          nb::gil_scoped_release release;
-          status = [&]() -> Status {
-            SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<VideoDecoder> decoder, VideoDecoder::Open(p, index));
-            if (format == "rgb") {
-              rgb.resize(n * h * w * 3);
-            } else {
-              y.resize(n * h * w);
-              u.resize(n * ch * cw);
-              v.resize(n * ch * cw);
-            }
-            return decoder->Decode(frames, [&](size_t k, const YuvView& pic) -> Status {
-              if (static_cast<size_t>(pic.height) != h || static_cast<size_t>(pic.width) != w)
-                return Unsupported("frame ", frames[k], " is ", pic.width, "x", pic.height, ", not ", w, "x", h,
-                                   " as the stream's first: a size change mid-stream");
-              if (format == "rgb") {
-                YuvToRgbCpu(pic, MutableImageView{rgb.data() + k * h * w * 3, static_cast<int>(h), static_cast<int>(w),
-                                                  3, static_cast<ptrdiff_t>(w) * 3});
-              } else {
-                CopyPlane(pic.y, pic.y_stride, 1, pic.height, pic.width, y.data() + k * h * w);
-                CopyPlane(pic.u, pic.uv_stride, pic.uv_step, static_cast<int>(ch), static_cast<int>(cw), u.data() + k * ch * cw);
-                CopyPlane(pic.v, pic.uv_stride, pic.uv_step, static_cast<int>(ch), static_cast<int>(cw), v.data() + k * ch * cw);
-              }
-              return Status::OK();
-            });
-          }();
-        }
-        if (!status.ok()) ThrowBatchStatus(status.WithPrefix(p));
-        if (format == "rgb") return nb::cast(ToNumpy(&rgb, {n, h, w, size_t{3}}));
-        return nb::make_tuple(ToNumpy(&y, {n, h, w}), ToNumpy(&u, {n, ch, cw}), ToNumpy(&v, {n, ch, cw}));
-      },
-      nb::arg("path"), nb::arg("frames"), nb::arg("format") = "rgb",
-      "Decodes frames (indices in presentation order, ascending) on the CPU: (N, H, W, 3) RGB, or the "
-      "(Y, U, V) planes of 'yuv420p'.");
 }
 
 }  // namespace sluice::python

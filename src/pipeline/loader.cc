@@ -14,6 +14,7 @@
 #include "core/timed_mutex.h"
 #include "io/memory_cache.h"
 #include "io/stream_session.h"
+#include "video/clip_source.h"
 #include "pipeline/batch_ring.h"
 #include "pipeline/cpu/cpu_executor.h"
 #include "pipeline/gpu/gpu_executor.h"
@@ -44,6 +45,9 @@ class Loader::Impl {
       if (plan_.has_functions())
         return Unsupported("user functions (Lambda) run on the CPU: make this loader with device=cpu "
                            "and copy its batches to the GPU (the Python Loader does)");
+      if (dynamic_cast<const ClipSource*>(source_.get()) != nullptr)
+        return Unsupported("video clips are decoded on the CPU for now: make this loader with device=cpu and copy "
+                           "its batches to the GPU (the Python Loader does)");
       if (plan_.cpu_only() != nullptr)
         return Unsupported(plan_.cpu_only(), " runs on the CPU: make this loader with device=cpu and copy its "
                            "batches to the GPU (the Python Loader does)");

@@ -133,9 +133,13 @@ Result<ImageView> SampleProcessor::DecodeRegion(const ImageInfo& info, SampleGeo
     ShiftRegion(&p0, shown.x, shown.y);
   }
   StageTimer timer(counters, Stage::kTransform);
-  for (int i = 0; i < cpu_segments; ++i) {
-    const ResizeParams& p = geo->segments[static_cast<size_t>(i)];
-    const WarpParams& warp = geo->warps[static_cast<size_t>(i)];
+  return RunSegments(view, *geo, cpu_segments, s);
+}
+
+ImageView SampleProcessor::RunSegments(ImageView view, const SampleGeometry& geo, int count, WorkerScratch* s) const {
+  for (int i = 0; i < count; ++i) {
+    const ResizeParams& p = geo.segments[static_cast<size_t>(i)];
+    const WarpParams& warp = geo.warps[static_cast<size_t>(i)];
     // Resample into the segment's buffer, or into the warp's source, which the warp then reads.
     std::vector<uint8_t>& buf = warp.enabled ? s->warp_source : s->segment[i % 2];
     buf.resize(static_cast<size_t>(p.x.out_len) * p.y.out_len * 3);
@@ -162,7 +166,24 @@ Status SampleProcessor::Process(const uint8_t* data, size_t size, const SampleKe
     StageTimer timer(counters, Stage::kDecode);
     SLUICE_RETURN_IF_ERROR(Prepare(data, size, key, &s->decoder, &info, &geo));
   }
-  SLUICE_ASSIGN_OR_RETURN(ImageView view, DecodeRegion(info, &geo, geo.num_segments, s, counters));
+  SLUICE_ASSIGN_OR_RETURN(const ImageView view, DecodeRegion(info, &geo, geo.num_segments, s, counters));
+  return Complete(view, geo, key, s, slot, counters);
+}
+
+Status SampleProcessor::ProcessPixels(const ImageView& pixels, const SampleKey& key, WorkerScratch* s,
+                                      const SlotFn& slot, StageCounters* counters) const {
+  SampleGeometry geo;
+  SLUICE_RETURN_IF_ERROR(plan_.Draw(pixels.width, pixels.height, key, &geo));
+  ImageView view;
+  {
+    StageTimer timer(counters, Stage::kTransform);
+    view = RunSegments(pixels, geo, geo.num_segments, s);
+  }
+  return Complete(view, geo, key, s, slot, counters);
+}
+
+Status SampleProcessor::Complete(ImageView view, const SampleGeometry& geo, const SampleKey& key, WorkerScratch* s,
+                                 const SlotFn& slot, StageCounters* counters) const {
   for (int k = 0; k < geo.passes.num; ++k) {
     StageTimer timer(counters, Stage::kTransform);
     const size_t pk = static_cast<size_t>(k);

@@ -58,6 +58,12 @@ class SampleProcessor {
   Status Process(const uint8_t* data, size_t size, const SampleKey& key, WorkerScratch* scratch,
                  const SlotFn& slot, StageCounters* counters) const;
 
+  // Transforms pixels already decoded (a video frame, RGB8 HWC, which the steps may change in
+  // place) into the memory `slot` gives: Process without the decoding. The frames of a clip share
+  // `key`, so that they get one crop, one flip and one colour draw.
+  Status ProcessPixels(const ImageView& pixels, const SampleKey& key, WorkerScratch* scratch, const SlotFn& slot,
+                       StageCounters* counters) const;
+
   // The steps of Process, for the GPU path, which runs the last segment and the finish itself:
   // Prepare reads the header (with `decoder`, which keeps `data`) and draws the geometry.
   Status Prepare(const uint8_t* data, size_t size, const SampleKey& key, ImageDecoder* decoder,
@@ -70,6 +76,12 @@ class SampleProcessor {
                                  WorkerScratch* scratch, StageCounters* counters) const;
 
  private:
+  // Segments [0, count) of `geo` from `view`, in the scratch's buffers.
+  ImageView RunSegments(ImageView view, const SampleGeometry& geo, int count, WorkerScratch* s) const;
+  // What follows the segments: pixel passes, colour, erasing, user functions, the finish.
+  Status Complete(ImageView view, const SampleGeometry& geo, const SampleKey& key, WorkerScratch* s,
+                  const SlotFn& slot, StageCounters* counters) const;
+
   const Plan& plan_;
   FinishParams finish_;
   FinishLut lut_;

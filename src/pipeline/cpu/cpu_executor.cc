@@ -5,6 +5,9 @@
 #include <cstring>
 #include <utility>
 
+#include "core/clock.h"
+#include "kernels/yuv/yuv_cpu.h"
+
 namespace sluice {
 
 struct CpuExecutor::CpuBatch : RingBatch {
@@ -14,18 +17,24 @@ struct CpuExecutor::CpuBatch : RingBatch {
 };
 
 CpuExecutor::CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options)
-    : source_(std::move(source)), plan_(plan), options_(options),
+    : source_(std::move(source)), clips_(dynamic_cast<const ClipSource*>(source_.get())), plan_(plan),
+      options_(options),
       processor_(plan, MakeFinishParams(plan, options.dtype, options.layout), options.dct_scaling),
       pool_(HostPool::Create()), scratch_gauge_(*options.num_threads) {
-  if (plan.fixed_size())
-    sample_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
-                    static_cast<int64_t>(DTypeSize(options.dtype));
+  if (plan.fixed_size()) {
+    frame_bytes_ = static_cast<int64_t>(plan.out_height()) * plan.out_width() * 3 *
+                   static_cast<int64_t>(DTypeSize(options.dtype));
+    sample_bytes_ = frame_bytes_ * (clips_ != nullptr ? clips_->frames_per_clip() : 1);
+  }
   for (int i = 0; i < *options.num_threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
 }
 
 Result<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(std::shared_ptr<const Source> source, const Plan& plan,
                                                          const LoaderOptions& options, int io_max) {
   std::unique_ptr<CpuExecutor> e(new CpuExecutor(std::move(source), plan, options));
+  if (e->clips_ != nullptr && !plan.fixed_size())
+    return InvalidArgument("video clips need transforms that give every frame one size: end them with Resize((h, w)), "
+                           "CenterCrop or RandomResizedCrop");
   SLUICE_ASSIGN_OR_RETURN(e->compute_pool_, ThreadPool::Create(*options.num_threads, "sluice-cpu"));
   SLUICE_ASSIGN_OR_RETURN(e->reader_, Reader::Create(e->source_, std::max(*options.io_threads, io_max),
                                                      options.max_file_bytes,
@@ -55,6 +64,10 @@ void CpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
     return MarkDone(*b);
   }
   if (n == 0) return MarkDone(*b);
+  if (clips_ != nullptr) {
+    for (int i = 0; i < n; ++i) compute_pool_->Submit([this, b, i](int worker) { ProcessClip(b, i, worker); });
+    return;
+  }
   for (int i = 0; i < n; ++i) {
     reader_->Read(b->samples[static_cast<size_t>(i)], &b->cancelled,
                   [this, b, i](Result<SampleBytes> bytes, int) {
@@ -101,6 +114,46 @@ void CpuExecutor::Process(const std::shared_ptr<CpuBatch>& b, int i, SampleBytes
   FinishSample(*b);
 }
 
+void CpuExecutor::ProcessClip(const std::shared_ptr<CpuBatch>& b, int i, int worker) {
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    WorkerScratch* scratch = scratch_[static_cast<size_t>(worker)].get();
+    const Status s = TransformClip(*b, i, scratch);
+    if (!s.ok()) b->status[static_cast<size_t>(i)] = s.WithPrefix(source_->name(b->samples[static_cast<size_t>(i)]));
+    SettleScratch(scratch, worker, &scratch_gauge_);
+  }
+  FinishSample(*b);
+}
+
+Status CpuExecutor::TransformClip(CpuBatch& b, int i, WorkerScratch* scratch) {
+  const int64_t index = b.samples[static_cast<size_t>(i)];
+  const SampleKey key{options_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(index)};
+  uint8_t* const clip = b.images.get() + sample_bytes_ * i;
+  // Decoding is the time in DecodeClip less the time its frames spend being transformed.
+  const int64_t start = NowNs(), cpu_start = ThreadCpuNs();
+  int64_t inner = 0, inner_cpu = 0;
+  const Status s = clips_->DecodeClip(index, options_.seed, b.epoch, [&](int k, const YuvView& frame) -> Status {
+    if (b.cancelled.load(std::memory_order_relaxed)) return Cancelled("batch cancelled");
+    scratch->decoded.resize(static_cast<size_t>(frame.width) * frame.height * 3);
+    const MutableImageView rgb{scratch->decoded.data(), frame.height, frame.width, 3,
+                               static_cast<ptrdiff_t>(frame.width) * 3};
+    YuvToRgbCpu(frame, rgb);
+    const int64_t t = NowNs(), c = ThreadCpuNs();
+    const Status fs = processor_.ProcessPixels(
+        rgb, key, scratch, [&](int h, int w) -> Result<void*> {
+          if (h != plan_.out_height() || w != plan_.out_width())
+            return Internal("the plan produced ", w, "x", h, ", expected ", plan_.out_width(), "x", plan_.out_height());
+          return static_cast<void*>(clip + frame_bytes_ * k);
+        },
+        &counters_);
+    inner += NowNs() - t;
+    inner_cpu += ThreadCpuNs() - c;
+    return fs;
+  });
+  counters_.decode_ns.fetch_add(NowNs() - start - inner, std::memory_order_relaxed);
+  counters_.decode_cpu_ns.fetch_add(ThreadCpuNs() - cpu_start - inner_cpu, std::memory_order_relaxed);
+  return s;
+}
+
 void CpuExecutor::FinishSample(CpuBatch& b) {
   if (b.remaining.fetch_sub(1) == 1) MarkDone(b);
 }
@@ -122,6 +175,7 @@ void CpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch
   const int64_t H = plan_.out_height(), W = plan_.out_width();
   std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{n, 3, H, W}
                                                                   : std::vector<int64_t>{n, H, W, 3};
+  if (clips_ != nullptr) shape.insert(shape.begin() + 1, clips_->frames_per_clip());  // (N, F, ...)
   std::shared_ptr<uint8_t> images = std::move(b.images);
   void* data = images.get();
   out->images = Tensor(std::shared_ptr<void>(images, data), data, std::move(shape), options_.dtype);

@@ -2,6 +2,8 @@
 // the Reader (ahead, on the I/O threads), then decoded and transformed on a compute thread
 // straight into its slot of the batch's pooled output buffer (SampleProcessor); the batch is done
 // when its last sample is. Compute tasks run in FIFO order, so earlier batches finish first.
+// A video clip source (video/clip_source.h) is not read: each clip is decoded on a compute thread
+// and every frame transformed with the clip's draws into its slot (the batch is N x F frames).
 //
 // Thread-safety: the ring calls it from one thread; its tasks run on its own threads.
 #ifndef SLUICE_PIPELINE_CPU_CPU_EXECUTOR_H_
@@ -17,6 +19,7 @@
 #include "pipeline/batch_ring.h"
 #include "pipeline/plan.h"
 #include "pipeline/sample_processor.h"
+#include "video/clip_source.h"
 
 namespace sluice {
 
@@ -24,7 +27,8 @@ class CpuExecutor : public BatchWork {
  public:
   // `plan` must outlive it; `options` resolved (ResolveOptions). `io_max`: the I/O threads to
   // make (of which options.io_threads take reads) when more than options.io_threads.
-  // ResourceExhausted when its threads cannot start.
+  // ResourceExhausted when its threads cannot start; InvalidArgument for clips whose transforms
+  // do not give every frame one size.
   static Result<std::unique_ptr<CpuExecutor>> Create(std::shared_ptr<const Source> source, const Plan& plan,
                                                      const LoaderOptions& options, int io_max = 0);
   ~CpuExecutor() override;
@@ -45,15 +49,20 @@ class CpuExecutor : public BatchWork {
   CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options);
   struct CpuBatch;
   void Process(const std::shared_ptr<CpuBatch>& b, int i, SampleBytes bytes, int worker);
+  // Clip i of the batch: decoded, each frame converted to RGB and transformed into its slot.
+  void ProcessClip(const std::shared_ptr<CpuBatch>& b, int i, int worker);
+  Status TransformClip(CpuBatch& b, int i, WorkerScratch* scratch);
   Result<void*> Slot(CpuBatch& b, int i, int height, int width);
   void FinishSample(CpuBatch& b);
 
   std::shared_ptr<const Source> source_;
+  const ClipSource* clips_;  // source_ when it is video clips, else null
   const Plan& plan_;
   LoaderOptions options_;
   SampleProcessor processor_;
   std::shared_ptr<HostPool> pool_;
-  int64_t sample_bytes_ = 0;  // bytes of one output sample (fixed-size plans)
+  int64_t sample_bytes_ = 0;  // bytes of one output sample (fixed-size plans; a clip's frames)
+  int64_t frame_bytes_ = 0;   // bytes of one output image (a clip's frame)
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
   ScratchGauge scratch_gauge_;
   // The reader submits to the compute threads: declared last, it is joined first.

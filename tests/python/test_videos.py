@@ -1,0 +1,219 @@
+"""sluice.Videos through the Loader (CPU path) on real videos: every clip's frames are the
+decoder's (checked against _core.read_video_frames, itself checked against PyAV in
+test_video_decode.py), every clip exactly once per epoch over ranks, one draw per clip for the
+random transforms, random clips per video per epoch, exact resume, bad and short videos with
+on_error, and a file damaged after indexing."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import sluice
+import sluice.transforms as T
+from sluice import _core
+
+pytest.importorskip("av")
+video_data = pytest.importorskip("sluice.video_data")
+
+W, H = 64, 48
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> str:
+    """2 classes x 2 videos of 40, 30, 40, 30 frames (key frames every 10, B-frames)."""
+    root = tmp_path_factory.mktemp("videos")
+    for i, frames in enumerate([40, 30, 40, 30]):
+        os.makedirs(root / f"c{i % 2}", exist_ok=True)
+        video_data.make_video(str(root / f"c{i % 2}" / f"v{i}.mp4"), width=W, height=H, frames=frames, gop=10,
+                              bframes=2, seed=i)
+    return str(root)
+
+
+def numpy_clips(loader, epochs=(0,)):
+    """[(dataset index, clip array (F, H, W, 3) uint8)] of every batch of the given epochs."""
+    out = []
+    for e in epochs:
+        loader.set_epoch(e)
+        for x, _y in loader:
+            out += list(zip(loader.last_indices.tolist(), np.asarray(x)))
+    return out
+
+
+def reference(videos, index, epoch=0, seed=0) -> np.ndarray:
+    path, frames = videos.clip(index, epoch, seed)
+    return _core.read_video_frames(path, frames)
+
+
+def test_clips_layout_and_frames(folder):
+    v = sluice.Videos(folder, sequence_length=4, stride=3)  # span 10, step 12
+    assert v.num_frames == [40, 40, 30, 30]  # class folders c0 (v0, v2) then c1 (v1, v3)
+    assert v.classes == ["c0", "c1"]
+    # Starts 0, 12, 24 (36 + 9 > 39) for 40 frames; 0, 12 for 30: 3 + 3 + 2 + 2.
+    assert len(v) == 10
+    assert v.clip(1) == (os.path.join(folder, "c0", "v0.mp4"), [12, 15, 18, 21])
+    loader = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=3, dtype="uint8", layout="NHWC", output="numpy")
+    got = numpy_clips(loader)
+    assert sorted(i for i, _ in got) == list(range(10))
+    for i, clip in got:
+        assert clip.shape == (4, H, W, 3)
+        np.testing.assert_array_equal(clip, reference(v, i), err_msg=f"clip {i}")
+        path, frames = v.clip(i)
+        assert [video_data.read_frame_number(f, 40) for f in clip] == frames
+
+
+def test_labels_and_layouts(folder):
+    v = sluice.Videos(folder, sequence_length=2, stride=1, step=20)
+    loader = sluice.Loader(v, [T.Resize((24, 32))], batch_size=4, dtype="float32")
+    x, y = next(iter(loader))
+    assert tuple(x.shape) == (4, 2, 3, 24, 32)  # (N, F, C, H, W)
+    labels = {os.path.basename(p): lab for p, lab in v.videos}
+    assert labels == {"v0.mp4": 0, "v2.mp4": 0, "v1.mp4": 1, "v3.mp4": 1}
+    for idx, lab in zip(loader.last_indices.tolist(), y.tolist()):
+        assert lab == labels[os.path.basename(v.clip(idx)[0])]
+
+
+def test_every_clip_once_over_ranks(folder):
+    v = sluice.Videos(folder, sequence_length=3, stride=2, step=5)
+    want = {i: hashlib.sha1(reference(v, i).tobytes()).hexdigest() for i in range(len(v))}
+    for epoch in (0, 1):
+        seen = []
+        for rank in (0, 1):
+            loader = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=4, shuffle=True, seed=5, dtype="uint8",
+                                   layout="NHWC", output="numpy", rank=rank, world_size=2, last_batch="drop")
+            got = numpy_clips(loader, [epoch])
+            for i, clip in got:
+                assert hashlib.sha1(clip.tobytes()).hexdigest() == want[i]
+            seen += [i for i, _ in got]
+        assert len(seen) == len(set(seen)) == len(v) // 8 * 8
+
+
+def test_one_draw_per_clip(folder):
+    """A flip and a brightness factor drawn per clip: each clip's frames are all flipped or none,
+    scaled by one factor; different clips differ."""
+    v = sluice.Videos(folder, sequence_length=5, stride=1, step=5)
+    loader = sluice.Loader(v, [T.CenterCrop((H, W)), T.RandomHorizontalFlip(), T.ColorJitter(brightness=0.5)],
+                           batch_size=8, shuffle=True, dtype="uint8", layout="NHWC", output="numpy")
+    flips, factors = [], []
+    for i, clip in numpy_clips(loader):
+        ref = reference(v, i).astype(np.float64)
+        # The flip: the orientation the frame correlates with best (whatever the factor).
+        orient = [np.corrcoef(clip[k].ravel(), ref[k, :, ::-1].ravel())[0, 1] >
+                  np.corrcoef(clip[k].ravel(), ref[k].ravel())[0, 1] for k in range(5)]
+        assert len(set(orient)) == 1, f"clip {i}: frames flipped differently {orient}"
+        src = ref[:, :, ::-1] if orient[0] else ref
+        mask = (src > 20) & (src < 150)  # unsaturated either way for factors in [0.5, 1.5]
+        f = [float(np.median(clip[k][mask[k]] / src[k][mask[k]])) for k in range(5)]
+        assert max(f) - min(f) < 0.02, f"clip {i}: brightness factors {f}"
+        flips.append(orient[0])
+        factors.append(f[0])
+    assert 0 < sum(flips) < len(flips)
+    assert max(factors) - min(factors) > 0.1
+
+
+def test_random_clips_per_video(folder):
+    v = sluice.Videos(folder, sequence_length=4, stride=2, clips_per_video=3)
+    assert len(v) == 12
+    starts = {e: [v.clip(i, e, seed=1)[1][0] for i in range(12)] for e in (0, 1)}
+    assert starts[0] != starts[1]
+    for i in range(12):
+        path, frames = v.clip(i, 0, seed=1)
+        assert frames == list(range(frames[0], frames[0] + 8, 2))
+        assert 0 <= frames[0] <= v.num_frames[v.videos.index(next(p for p in v.videos if p[0] == path))] - 7
+    loader = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=5, seed=1, dtype="uint8", layout="NHWC",
+                           output="numpy")
+    for epoch in (0, 1):
+        for i, clip in numpy_clips(loader, [epoch]):
+            np.testing.assert_array_equal(clip, reference(v, i, epoch, seed=1))
+
+
+def test_resume_mid_epoch(folder):
+    v = sluice.Videos(folder, sequence_length=3, stride=1, step=4)
+    kw = dict(batch_size=3, shuffle=True, seed=2, dtype="uint8", layout="NHWC", output="numpy")
+    full = sluice.Loader(v, [T.CenterCrop((H, W))], **kw)
+    order = [full.last_indices.tolist() for _ in full]
+    part = sluice.Loader(v, [T.CenterCrop((H, W))], **kw)
+    it = iter(part)
+    next(it), next(it)
+    state = part.state_dict()
+    resumed = sluice.Loader(v, [T.CenterCrop((H, W))], **kw)
+    resumed.load_state_dict(state)
+    assert [resumed.last_indices.tolist() for _ in resumed] == order[2:]
+
+
+def test_clips_need_one_output_size(folder):
+    v = sluice.Videos(folder, sequence_length=2)
+    with pytest.raises(ValueError, match="video clips need transforms that give every frame one size"):
+        sluice.Loader(v, [T.Resize(32)], batch_size=2)
+
+
+def test_arguments(folder, tmp_path):
+    for kw, msg in [(dict(sequence_length=0), "sequence_length must be an int >= 1"),
+                    (dict(stride=1.5), "stride must be an int >= 1"),
+                    (dict(on_error="ignore"), "on_error must be")]:
+        with pytest.raises(ValueError, match=msg):
+            sluice.Videos(folder, **kw)
+    with pytest.raises(FileNotFoundError, match="no class folder"):
+        sluice.Videos(str(tmp_path))
+    with pytest.raises(ValueError, match="2 videos but 1 labels"):
+        sluice.Videos(["a.mp4", "b.mp4"], labels=[0])
+
+
+@pytest.fixture()
+def with_bad(folder, tmp_path) -> str:
+    """The folder plus a truncated file, a text file and a video shorter than one clip."""
+    root = tmp_path / "mixed"
+    shutil.copytree(folder, root)
+    data = open(os.path.join(folder, "c0", "v0.mp4"), "rb").read()
+    (root / "c0" / "cut.mp4").write_bytes(data[: len(data) // 3])
+    (root / "c1" / "notes.mp4").write_bytes(b"not a video\n" * 40)
+    video_data.make_video(str(root / "c1" / "short.mp4"), width=W, height=H, frames=5, gop=5, bframes=0)
+    return str(root)
+
+
+def test_bad_videos_raise_naming_the_file(with_bad):
+    with pytest.raises(sluice.DecodeError, match=r"cut\.mp4: .*moov"):
+        sluice.Videos(with_bad, sequence_length=4)
+
+
+def test_short_video_raises(folder, tmp_path):
+    path = str(tmp_path / "short.mp4")
+    video_data.make_video(path, width=W, height=H, frames=5, gop=5, bframes=0)
+    with pytest.raises(ValueError, match=r"short\.mp4: 5 frames, shorter than one clip \(7 frames: "
+                                         r"sequence_length 4, stride 2\)"):
+        sluice.Videos([path], sequence_length=4, stride=2)
+
+
+def test_bad_videos_skipped_and_listed(with_bad):
+    v = sluice.Videos(with_bad, sequence_length=6, step=10, on_error="skip")
+    reasons = {os.path.basename(p): r for p, r in v.skipped}
+    assert set(reasons) == {"cut.mp4", "notes.mp4", "short.mp4"}
+    assert "moov" in reasons["cut.mp4"] and "not a video container" in reasons["notes.mp4"]
+    assert reasons["short.mp4"].startswith("5 frames, shorter than one clip")
+    loader = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=4, dtype="uint8", layout="NHWC", output="numpy")
+    assert sorted(i for i, _ in numpy_clips(loader)) == list(range(len(v))) and len(v) == 4 + 3 + 4 + 3
+
+
+def test_file_damaged_after_indexing(folder, tmp_path):
+    """Indexed whole, then cut short on disk: the clips past the cut fail when decoded, naming the
+    file; with on_error="skip" they are left out and reported."""
+    path = str(tmp_path / "later_cut.mp4")
+    video_data.make_video(path, width=W, height=H, frames=40, gop=10, bframes=2, faststart=True)
+    v = sluice.Videos([(path, 3)], sequence_length=4, step=10)
+    assert len(v) == 4
+    data = open(path, "rb").read()
+    open(path, "wb").write(data[: len(data) // 2])
+    loader = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=4, dtype="uint8", output="numpy")
+    # Where the cut splits a packet the decoder reports damaged data; past it, missing frames.
+    with pytest.raises(sluice.DecodeError, match=r"later_cut\.mp4: clip of frames \d+-\d+: "
+                                                 r"(damaged data|.*truncated)"):
+        next(iter(loader))
+    loader = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=4, dtype="uint8", output="numpy",
+                           on_error="skip")
+    x, y = next(iter(loader))
+    st = loader.stats()
+    assert 1 <= st["skipped_count"] <= 3 and x.shape[0] == 4 - st["skipped_count"]
+    assert all(s["path"] == path and s["reason"].startswith("clip of frames") for s in st["skipped"])
