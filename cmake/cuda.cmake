@@ -3,7 +3,8 @@
 # nvJPEG is loaded at run time (dlopen); only its header is needed here: from the CUDA toolkit
 # where it has one, else from the PyPI package nvidia-nvjpeg (nvidia/cu13/include/nvjpeg.h).
 #
-# Sets SLUICE_CUDA (ON/OFF) and, when ON, SLUICE_NVJPEG_INCLUDE_DIR and SLUICE_NVJPEG_LIB_HINT
+# Sets SLUICE_CUDA (ON/OFF) and, when ON, SLUICE_NVJPEG_INCLUDE_DIR, SLUICE_NVJPEG_LIB_HINT and
+# SLUICE_FFNVCODEC_INCLUDE_DIR
 # (the wheel's library folder, tried after the system's libnvjpeg.so.13/.12).
 set(SLUICE_CUDA OFF)
 if(NOT SLUICE_WITH_CUDA)
@@ -45,6 +46,12 @@ find_path(SLUICE_NVJPEG_INCLUDE_DIR nvjpeg.h HINTS ${_nvjpeg_hints} NO_DEFAULT_P
 if(NOT SLUICE_NVJPEG_INCLUDE_DIR)
   message(FATAL_ERROR "sluice: nvcc found but not nvjpeg.h; `pip install nvidia-nvjpeg` "
                       "(scripts/install_deps.sh does) or configure with -DSLUICE_WITH_CUDA=OFF")
+endif()
+# NVDEC (video) is loaded at run time from the driver; FFmpeg's ffnvcodec headers declare it.
+find_path(SLUICE_FFNVCODEC_INCLUDE_DIR ffnvcodec/dynlink_nvcuvid.h)
+if(NOT SLUICE_FFNVCODEC_INCLUDE_DIR)
+  message(FATAL_ERROR "sluice: nvcc found but not ffnvcodec/dynlink_nvcuvid.h (Debian: libffmpeg-nvenc-dev; "
+                      "scripts/install_deps.sh installs it) or configure with -DSLUICE_WITH_CUDA=OFF")
 endif()
 set(SLUICE_CUDA ON)
 message(STATUS "sluice: CUDA path ON (${CMAKE_CUDA_ARCHITECTURES}), nvjpeg.h in ${SLUICE_NVJPEG_INCLUDE_DIR}")

@@ -77,6 +77,7 @@ set(SLUICE_SOURCES
   src/video/ffmpeg_api.cc
   src/video/demuxer.cc
   src/video/video_index.cc
+  src/video/cpu_pictures.cc
   src/video/video_decoder.cc
   src/video/clip_source.cc
   src/pipeline/gpu/route_scheduler.cc
@@ -94,6 +95,9 @@ set(SLUICE_CUDA_SOURCES
   src/codec/nvjpeg_context.cc
   src/codec/nvjpeg_decoders.cc
   src/codec/engine_rate.cc
+  src/video/nvcuvid_api.cc
+  src/video/nvdec_pictures.cc
+  src/kernels/yuv/yuv_gpu.cu
   src/kernels/resize/resize_gpu.cu
   src/kernels/color/color_gpu.cu
   src/kernels/warp/warp_gpu.cu
@@ -108,5 +112,6 @@ set(SLUICE_CUDA_SOURCES
 set(SLUICE_NO_CUDA_SOURCES
   src/gpu/device_none.cc
   src/codec/engine_rate_none.cc
+  src/video/nvdec_none.cc
   src/pipeline/gpu/gpu_executor_none.cc
 )

@@ -23,6 +23,8 @@ fi
 if [ -d .deb/nginx ] && [ ! -f .deb/nginxroot/.done ]; then
   mkdir -p .deb/nginxroot && for f in .deb/nginx/*.deb; do dpkg -x "$f" .deb/nginxroot; done && touch .deb/nginxroot/.done
 fi
+# FFmpeg (video), which that machine lacks: the small build of scripts/build_device_ffmpeg.sh.
+if [ -d .ffmpeg/lib ]; then export LD_LIBRARY_PATH=$PWD/.ffmpeg/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
 export CPATH=$SLUICE_DEB_ROOT/usr/include:$SLUICE_DEB_ROOT/usr/include/x86_64-linux-gnu
 export LIBRARY_PATH=$SLUICE_DEB_ROOT/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$SLUICE_DEB_ROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}

@@ -17,6 +17,8 @@
 #   dataset (a) with nginx from .deb/nginx (SHARD_ROWS: substrings of the rows to run).
 #   doctor: `sluice doctor` on (a), seed pipeline, ResNet-50, on the GPU (report, JSON, chart).
 #   tunebench: bench/tune_bench.py (the CPU path's tuner against the defaults and a sweep).
+#   video: the C++ tests and the video tests (NVDEC against the CPU decode); carry .ffmpeg too
+#   (scripts/build_device_ffmpeg.sh: the machine has no FFmpeg) and PyAV in .whl.
 #   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
 #   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
 #   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
@@ -129,6 +131,16 @@ if [ "$what" = soak ]; then
   done
   [ "${SOAK_CPU:-1}" = 1 ] && { echo "== CPU"; "$PY" bench/soak.py /tmp/data_soak --epochs "${EPOCHS:-100}" \
     --batch-size 256 --json "$OUT/soak_cpu.json" 2>&1 | tail -"${SOAK_LINES:-4}"; }
+  exit 0
+fi
+
+if [ "$what" = video ]; then  # (issue 20) the C++ tests, and the video tests (NVDEC against the CPU)
+  ctest --test-dir build/gpu -j 16 --output-on-failure >"$OUT/ctest.log" 2>&1
+  echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+  "$PY" -m pytest -q -p no:cacheprovider -n 8 -rs tests/python/test_video_decode.py tests/python/test_videos.py \
+    tests/python/test_make_videos.py >"$OUT/pytest.log" 2>&1
+  echo "pytest: $(tail -1 "$OUT/pytest.log")"
+  grep -E "^FAILED|^ERROR|^SKIPPED|Error" "$OUT/pytest.log" | head -30
   exit 0
 fi
 

@@ -2,7 +2,8 @@
 # Installs what sluice needs on a fresh Debian/Ubuntu machine, skipping what is already there.
 #   system: a C++20 compiler, CMake, Ninja, pkg-config, libjpeg-turbo, libspng, libwebp, GoogleTest,
 #           libcurl's header (libcurl itself is loaded at run time, for http:// shards), FFmpeg's
-#           headers and libraries (libavformat, libavcodec, libavutil: loaded at run time, for video)
+#           headers and libraries (libavformat, libavcodec, libavutil: loaded at run time, for video),
+#           the ffnvcodec headers (NVDEC's declarations; the driver's library is loaded at run time)
 #   Python: numpy, nanobind, scikit-build-core, pytest, pytest-timeout, Pillow, webdataset (the
 #           tests read and write its shards), lightning (a test resumes a fit from its
 #           checkpoint), matplotlib (sluice doctor's chart), torch (CPU pin), jax[cpu] (output="jax"),
@@ -12,7 +13,7 @@ set -euo pipefail
 PYTHON=${PYTHON:-python3}
 
 apt_pkgs=(g++ make ninja-build libjpeg62-turbo-dev libspng-dev libwebp-dev libgtest-dev libcurl4-openssl-dev
-          libavformat-dev libavcodec-dev libavutil-dev)
+          libavformat-dev libavcodec-dev libavutil-dev libffmpeg-nvenc-dev)
 [ "${1:-}" = fuzz ] && apt_pkgs+=(clang libclang-rt-dev)
 # Ubuntu names libjpeg-turbo's headers libjpeg-turbo8-dev.
 if ! apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then

@@ -11,6 +11,7 @@
 #include "video/clip_source.h"
 #include "video/video_decoder.h"
 #include "video/video_index.h"
+#include "video_nvdec.h"
 
 namespace sluice::python {
 
@@ -70,8 +71,19 @@ nb::tuple MakeVideos(nb::handle pairs, std::vector<std::string> classes, int len
   return nb::make_tuple(PySource{clips}, skipped, frames);
 }
 
-nb::object ReadVideoFrames(nb::handle path, const std::vector<int64_t>& frames, const std::string& format) {
+// "cpu" -> -1, "cuda" -> 0, "cuda:N" -> N.
+int DeviceIndex(const std::string& device) {
+  if (device == "cpu") return -1;
+  if (device == "cuda") return 0;
+  if (device.rfind("cuda:", 0) == 0 && device.size() > 5 && device.find_first_not_of("0123456789", 5) == std::string::npos)
+    return std::stoi(device.substr(5));
+  Raise(PyExc_ValueError, "device must be 'cpu', 'cuda' or 'cuda:N', got '" + device + "'");
+}
+
+nb::object ReadVideoFrames(nb::handle path, const std::vector<int64_t>& frames, const std::string& format,
+                           const std::string& device) {
   if (format != "rgb" && format != "yuv420p") Raise(PyExc_ValueError, "format must be 'rgb' or 'yuv420p', got '" + format + "'");
+  const int gpu = DeviceIndex(device);
   const std::string p = PathFromPy(path, "path");
   Result<VideoIndex> indexed = [&] {
     nb::gil_scoped_release release;
@@ -105,8 +117,12 @@ nb::object ReadVideoFrames(nb::handle path, const std::vector<int64_t>& frames, 
   Status status;
   {
     nb::gil_scoped_release release;
-    Result<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(p, index);
-    status = decoder.ok() ? (*decoder)->Decode(frames, out) : decoder.status();
+    if (gpu >= 0) {
+      status = DecodeOnNvdec(p, index, frames, format, gpu, &rgb, &y, &u, &v);
+    } else {
+      Result<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(p, index);
+      status = decoder.ok() ? (*decoder)->Decode(frames, out) : decoder.status();
+    }
   }
   if (!status.ok()) ThrowBatchStatus(status.WithPrefix(p));
   if (format == "rgb") return nb::cast(ToNumpy(&rgb, {n, h, w, size_t{3}}));
@@ -121,8 +137,9 @@ void RegisterVideo(nb::module_& m) {
         "A clip source over (path, label) videos; per_video > 0 draws that many random clips per video and epoch. "
         "Returns (source, [(path, reason) of videos left out], [frames of each video]).");
   m.def("read_video_frames", &ReadVideoFrames, nb::arg("path"), nb::arg("frames"), nb::arg("format") = "rgb",
-        "Decodes frames (indices in presentation order, ascending) on the CPU: (N, H, W, 3) RGB, or the "
-        "(Y, U, V) planes of 'yuv420p'.");
+        nb::arg("device") = "cpu",
+        "Decodes frames (indices in presentation order, ascending) on the CPU (libavcodec) or NVDEC ('cuda'): "
+        "(N, H, W, 3) RGB, or the (Y, U, V) planes of 'yuv420p', in host memory.");
   m.def(
       "_clip_frames",
       [](const PySource& source, int64_t index, uint64_t seed, int64_t epoch) {

@@ -11,9 +11,10 @@ namespace {
 #define SLUICE_STR2(x) #x
 #define SLUICE_STR(x) SLUICE_STR2(x)
 
-// Loads one library (kept loaded for the life of the process: FFmpeg's globals live in it).
+// Loads one library, kept for the life of the process (FFmpeg's globals live in it), local: its
+// symbols do not interpose on another copy of FFmpeg in the process (PyAV's, OpenCV's).
 Result<void*> Open(const char* soname, const char* package) {
-  void* lib = dlopen(soname, RTLD_NOW | RTLD_GLOBAL);
+  void* lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
   if (lib != nullptr) return lib;
   const char* why = dlerror();
   return FailedPrecondition("video needs FFmpeg's ", soname, ", which could not be loaded (", why ? why : "not found",

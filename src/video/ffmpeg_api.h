@@ -13,6 +13,7 @@
 
 extern "C" {
 #include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
 #include <libavformat/avformat.h>
 #include <libavutil/error.h>
 #include <libavutil/log.h>
@@ -46,7 +47,14 @@ namespace sluice {
   X(avcodec_free_context)           \
   X(av_packet_alloc)                \
   X(av_packet_free)                 \
-  X(av_packet_unref)
+  X(av_packet_unref)                \
+  X(avcodec_parameters_copy)        \
+  X(av_bsf_get_by_name)             \
+  X(av_bsf_alloc)                   \
+  X(av_bsf_init)                    \
+  X(av_bsf_send_packet)             \
+  X(av_bsf_receive_packet)          \
+  X(av_bsf_free)
 
 #define SLUICE_AVFORMAT_FUNCTIONS(X) \
   X(avformat_open_input)             \

@@ -1,73 +1,30 @@
 #include "video/video_decoder.h"
 
 #include <algorithm>
-#include <cerrno>
+
+#include "video/cpu_pictures.h"
 
 namespace sluice {
-
-Result<YuvView> PictureView(const FfmpegApi& av, const AVFrame& frame) {
-  YuvView view;
-  view.y = frame.data[0];
-  view.y_stride = frame.linesize[0];
-  view.height = frame.height;
-  view.width = frame.width;
-  switch (frame.format) {
-    case AV_PIX_FMT_YUV420P:
-    case AV_PIX_FMT_YUVJ420P:
-      if (frame.linesize[1] != frame.linesize[2]) return Internal("the chroma planes have different strides");
-      view.u = frame.data[1];
-      view.v = frame.data[2];
-      view.uv_stride = frame.linesize[1];
-      break;
-    case AV_PIX_FMT_NV12:
-      view.u = frame.data[1];
-      view.v = frame.data[1] + 1;
-      view.uv_stride = frame.linesize[1];
-      view.uv_step = 2;
-      break;
-    default: {
-      const char* name = av.av_get_pix_fmt_name(static_cast<AVPixelFormat>(frame.format));
-      return Unsupported("pixel format ", name != nullptr ? name : "unknown",
-                         ": sluice reads 8-bit 4:2:0 video (yuv420p, nv12)");
-    }
-  }
-  if (frame.colorspace == AVCOL_SPC_BT709) {
-    view.matrix = YuvMatrix::kBt709;
-  } else if (frame.colorspace == AVCOL_SPC_BT2020_NCL || frame.colorspace == AVCOL_SPC_BT2020_CL) {
-    view.matrix = YuvMatrix::kBt2020;
-  }  // else BT.601, as FFmpeg's swscale assumes for untagged video
-  view.full_range = frame.color_range == AVCOL_RANGE_JPEG || frame.format == AV_PIX_FMT_YUVJ420P;
-  return view;
-}
 
 Result<std::unique_ptr<VideoDecoder>> VideoDecoder::Open(const std::string& path, const VideoIndex& index,
                                                          int threads) {
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Demuxer> demuxer, Demuxer::Open(path, /*probe=*/false));
-  const FfmpegApi& av = demuxer->av();
-  const AVCodec* codec = av.avcodec_find_decoder(demuxer->codec().codec_id);
-  AVCodecContext* context = av.avcodec_alloc_context3(codec);
-  AVPacket* packet = av.av_packet_alloc();
-  AVFrame* frame = av.av_frame_alloc();
-  std::unique_ptr<VideoDecoder> decoder(new VideoDecoder(std::move(demuxer), index, context, packet, frame));
-  if (context == nullptr || packet == nullptr || frame == nullptr)
-    return ResourceExhausted("out of memory for a video decoder");
-  int rc = av.avcodec_parameters_to_context(context, &decoder->demuxer_->codec());
-  if (rc < 0) return CorruptData("the stream's codec parameters: ", av.ErrorText(rc));
-  context->thread_count = threads;
-  context->pkt_timebase = decoder->demuxer_->stream().time_base;
-  rc = av.avcodec_open2(context, codec, nullptr);
-  if (rc < 0) return Unsupported("cannot open the ", av.avcodec_get_name(codec->id), " decoder: ", av.ErrorText(rc));
-  return decoder;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<CpuPictures> pictures, CpuPictures::Create(*demuxer, threads));
+  return std::make_unique<VideoDecoder>(std::move(demuxer), index, std::move(pictures));
 }
 
+VideoDecoder::VideoDecoder(std::unique_ptr<Demuxer> demuxer, const VideoIndex& index,
+                           std::unique_ptr<PictureSource> pictures)
+    : demuxer_(std::move(demuxer)), index_(index), pictures_(std::move(pictures)),
+      packet_(demuxer_->av().av_packet_alloc()) {}
+
 VideoDecoder::~VideoDecoder() {
-  const FfmpegApi& av = demuxer_->av();
-  av.av_frame_free(&frame_);
-  av.av_packet_free(&packet_);
-  av.avcodec_free_context(&codec_);
+  pictures_.reset();  // before the demuxer, whose stream it may read
+  demuxer_->av().av_packet_free(&packet_);
 }
 
 Status VideoDecoder::Decode(std::span<const int64_t> frames, const FrameFn& out) {
+  if (packet_ == nullptr) return ResourceExhausted("out of memory for a packet");
   for (size_t k = 0; k < frames.size(); ++k) {
     if (frames[k] < 0 || frames[k] >= index_.num_frames())
       return OutOfRange("frame ", frames[k], " of a video of ", index_.num_frames(), " frames");
@@ -82,12 +39,17 @@ Status VideoDecoder::Decode(std::span<const int64_t> frames, const FrameFn& out)
     SLUICE_ASSIGN_OR_RETURN(const Outcome outcome, DecodeFrom(key, attempt == 0, frames, &next, out));
     if (outcome == Outcome::kDone) return Status::OK();
     if (outcome == Outcome::kEnded) break;
-    const size_t before = index_.KeyBefore(frames[next]);
-    if (before == 0 || std::min(before, key) == 0) break;
-    key = std::min(before, key) - 1;
+    const size_t before = std::min(index_.KeyBefore(frames[next]), key);
+    if (before == 0) break;
+    key = before - 1;
   }
   return CorruptData("frame ", frames[next], " (of ", index_.num_frames(),
                      ") did not come out of the decoder: the file is truncated or damaged");
+}
+
+Status VideoDecoder::SeekTo(size_t key) {
+  SLUICE_RETURN_IF_ERROR(demuxer_->Seek(index_.pts[static_cast<size_t>(index_.keyframes[key])]));
+  return pictures_->Restart();
 }
 
 Result<VideoDecoder::Outcome> VideoDecoder::DecodeFrom(size_t key, bool skip_ahead, std::span<const int64_t> frames,
@@ -95,17 +57,14 @@ Result<VideoDecoder::Outcome> VideoDecoder::DecodeFrom(size_t key, bool skip_ahe
   const FfmpegApi& av = demuxer_->av();
   size_t read_key = key;  // the group of the last packet read
   size_t target = key;    // the group of the last seek
-  bool seeked = false;
+  SLUICE_RETURN_IF_ERROR(SeekTo(key));
   while (*next < frames.size()) {
     // Seek to the group that holds the next wanted frame when the packets read have not reached
     // it. Each such seek goes further than the last: one that lands early does not repeat.
     const size_t want_key = index_.KeyBefore(frames[*next]);
-    if (!seeked || (skip_ahead && want_key > read_key && want_key > target)) {
-      if (seeked) target = want_key;
-      read_key = target;
-      seeked = true;
-      SLUICE_RETURN_IF_ERROR(demuxer_->Seek(index_.pts[static_cast<size_t>(index_.keyframes[target])]));
-      av.avcodec_flush_buffers(codec_);
+    if (skip_ahead && want_key > read_key && want_key > target) {
+      read_key = target = want_key;
+      SLUICE_RETURN_IF_ERROR(SeekTo(target));
     }
     SLUICE_ASSIGN_OR_RETURN(const bool more, demuxer_->Next(packet_));
     if (!more) {
@@ -125,36 +84,21 @@ Result<VideoDecoder::Outcome> VideoDecoder::DecodeFrom(size_t key, bool skip_ahe
   return Outcome::kDone;
 }
 
-Result<bool> VideoDecoder::Feed(const AVPacket* packet, std::span<const int64_t> frames, size_t* next,
+Result<bool> VideoDecoder::Feed(AVPacket* packet, std::span<const int64_t> frames, size_t* next,
                                 const FrameFn& out) {
-  const FfmpegApi& av = demuxer_->av();
-  int rc = av.avcodec_send_packet(codec_, packet);
-  if (rc < 0 && rc != AVERROR(EAGAIN) && rc != AVERROR_EOF)
-    return CorruptData("damaged data in the video stream: ", av.ErrorText(rc));
-  while (*next < frames.size()) {
-    rc = av.avcodec_receive_frame(codec_, frame_);
-    if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) break;
-    if (rc < 0) return CorruptData("damaged data in the video stream: ", av.ErrorText(rc));
-    const int64_t pts = frame_->pts != AV_NOPTS_VALUE ? frame_->pts : frame_->best_effort_timestamp;
+  bool passed = false;
+  auto take = [&](int64_t pts, const YuvView& picture) -> Status {
     const int64_t f = index_.FrameAt(pts);
-    Status status;
-    bool passed = false;
-    if (f >= 0) {
-      passed = frames[*next] < f;
-      if (!passed) status = Deliver(f, frames, next, out);
+    if (f < 0 || passed || *next == frames.size()) return Status::OK();
+    if (frames[*next] < f) {
+      passed = true;
+      return Status::OK();
     }
-    av.av_frame_unref(frame_);
-    SLUICE_RETURN_IF_ERROR(status);
-    if (passed) return true;
-  }
-  return false;
-}
-
-Status VideoDecoder::Deliver(int64_t f, std::span<const int64_t> frames, size_t* next, const FrameFn& out) {
-  if (frames[*next] != f) return Status::OK();
-  SLUICE_ASSIGN_OR_RETURN(const YuvView view, PictureView(demuxer_->av(), *frame_));
-  for (; *next < frames.size() && frames[*next] == f; ++*next) SLUICE_RETURN_IF_ERROR(out(*next, view));
-  return Status::OK();
+    for (; *next < frames.size() && frames[*next] == f; ++*next) SLUICE_RETURN_IF_ERROR(out(*next, picture));
+    return Status::OK();
+  };
+  SLUICE_RETURN_IF_ERROR(pictures_->Send(packet, take));
+  return passed;
 }
 
 }  // namespace sluice

@@ -1,7 +1,8 @@
-// VideoDecoder: chosen frames of one video decoded on the CPU with FFmpeg's libavcodec: seek to
-// the key frame before the first one wanted, decode forward, hand over each wanted frame as it
-// comes out, and seek ahead past groups of pictures that hold none of them. The frames are exactly
-// FFmpeg's (PyAV and torchcodec decode the same bytes).
+// VideoDecoder: chosen frames of one video: seek to the key frame before the first one wanted,
+// decode forward, hand over each wanted frame as it comes out, and seek ahead past groups of
+// pictures that hold none of them. The decoding itself is a PictureSource's: libavcodec on the CPU
+// (Open: the frames are exactly FFmpeg's, as PyAV and torchcodec decode them) or the GPU's video
+// engines (OpenNvdec: NV12 pictures in device memory).
 //
 //   SLUICE_ASSIGN_OR_RETURN(auto decoder, VideoDecoder::Open("clip.mp4", index));
 //   SLUICE_RETURN_IF_ERROR(decoder->Decode(frames, [&](size_t k, const YuvView& picture) {
@@ -9,7 +10,6 @@
 //     return Status::OK();
 //   }));
 //
-// Pictures are 8-bit 4:2:0 (yuv420p, yuvj420p, nv12); other formats are refused by name.
 // Errors describe the reason; the caller adds the file's name.
 // Thread-safety: one thread at a time; several decoders may run at once.
 #ifndef SLUICE_VIDEO_VIDEO_DECODER_H_
@@ -24,6 +24,7 @@
 
 #include "core/yuv_view.h"
 #include "video/demuxer.h"
+#include "video/picture_source.h"
 #include "video/video_index.h"
 
 namespace sluice {
@@ -32,9 +33,16 @@ class VideoDecoder {
  public:
   using FrameFn = std::function<Status(size_t k, const YuvView& picture)>;
 
-  // `index`: IndexVideo's for this file, which must outlive the decoder. `threads`: libavcodec's
-  // own threads (1: the loader decodes several videos at once instead).
+  // On the CPU. `index`: IndexVideo's for this file, which must outlive the decoder. `threads`:
+  // libavcodec's own threads (1: the loader decodes several videos at once instead).
   static Result<std::unique_ptr<VideoDecoder>> Open(const std::string& path, const VideoIndex& index, int threads = 1);
+  // On NVDEC, the current CUDA device's video engines; pictures are mapped on `stream` (a
+  // cudaStream_t), and `out` may queue work on it that reads the picture: it is waited for before
+  // the picture is released. FailedPrecondition without the CUDA path, a GPU or libnvcuvid;
+  // Unsupported for a codec, format or size the engines do not decode.
+  static Result<std::unique_ptr<VideoDecoder>> OpenNvdec(const std::string& path, const VideoIndex& index,
+                                                         void* stream);
+  VideoDecoder(std::unique_ptr<Demuxer> demuxer, const VideoIndex& index, std::unique_ptr<PictureSource> pictures);
   ~VideoDecoder();
   VideoDecoder(const VideoDecoder&) = delete;
   VideoDecoder& operator=(const VideoDecoder&) = delete;
@@ -46,30 +54,22 @@ class VideoDecoder {
   Status Decode(std::span<const int64_t> frames, const FrameFn& out);
 
  private:
-  VideoDecoder(std::unique_ptr<Demuxer> demuxer, const VideoIndex& index, AVCodecContext* codec, AVPacket* packet,
-               AVFrame* frame)
-      : demuxer_(std::move(demuxer)), index_(index), codec_(codec), packet_(packet), frame_(frame) {}
   enum class Outcome { kDone, kPassed, kEnded };
   // From key frame `key` (a position in the index's keyframes) on, until frames[*next...] have all
   // come out (kDone), a wanted frame was passed over (kPassed: decoding must start earlier) or the
   // file ended (kEnded). `skip_ahead`: seek past groups that hold no wanted frame.
   Result<Outcome> DecodeFrom(size_t key, bool skip_ahead, std::span<const int64_t> frames, size_t* next,
                              const FrameFn& out);
-  // Hands the decoded picture (frame `f`) to every wanted frame it is; advances *next.
-  Status Deliver(int64_t f, std::span<const int64_t> frames, size_t* next, const FrameFn& out);
-  // Sends `packet` (the end of the stream when null) and takes out the pictures the decoder has
-  // ready, delivering the wanted ones; true when a wanted frame was passed over.
-  Result<bool> Feed(const AVPacket* packet, std::span<const int64_t> frames, size_t* next, const FrameFn& out);
+  // Sends `packet` (null: the end of the stream) and hands the wanted pictures that come out to
+  // `out`, advancing *next; true when a wanted frame was passed over.
+  Result<bool> Feed(AVPacket* packet, std::span<const int64_t> frames, size_t* next, const FrameFn& out);
+  Status SeekTo(size_t key);
 
   std::unique_ptr<Demuxer> demuxer_;
   const VideoIndex& index_;
-  AVCodecContext* codec_;
+  std::unique_ptr<PictureSource> pictures_;
   AVPacket* packet_;
-  AVFrame* frame_;
 };
-
-// The view of an 8-bit 4:2:0 picture, or Unsupported naming its pixel format.
-Result<YuvView> PictureView(const FfmpegApi& av, const AVFrame& frame);
 
 }  // namespace sluice
 

@@ -190,3 +190,34 @@ def test_unsupported_pixel_format(tmp_path):
     assert _core.video_index(path)["num_frames"] == 4
     with pytest.raises(sluice.DecodeError, match=r"full_chroma\.mp4: pixel format yuv444p"):
         _core.read_video_frames(path, [0])
+
+
+# NVDEC (the GPU's video engines): the same frames as the CPU's decode, bit for bit (H.264 and
+# HEVC decoding is exact by the standards; the RGB conversion is the same math on both sides).
+
+needs_gpu = pytest.mark.skipif(getattr(_core, "cuda_device_count", lambda: 0)() == 0,
+                               reason="needs a GPU and a sluice built with CUDA")
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", ["h264_bframes.mp4", "h264_vfr_start.mkv", "hevc_bframes.mp4",
+                                  "h264_intra_gop1.mp4"])
+def test_nvdec_frames_equal_the_cpu_decode(videos, name):
+    path = videos[name]
+    n = _core.video_index(path)["num_frames"]
+    for sel in [[0], [n // 2, n // 2 + 1], [1, n // 2, n - 1], list(range(n))]:
+        sel = sorted(set(min(f, n - 1) for f in sel))
+        cpu = _core.read_video_frames(path, sel, "yuv420p")
+        gpu = _core.read_video_frames(path, sel, "yuv420p", device="cuda")
+        for plane, a, b in zip("YUV", cpu, gpu):
+            np.testing.assert_array_equal(b, a, err_msg=f"{name} frames {sel} plane {plane}")
+        np.testing.assert_array_equal(_core.read_video_frames(path, sel, device="cuda"),
+                                      _core.read_video_frames(path, sel), err_msg=f"{name} RGB")
+
+
+@needs_gpu
+def test_nvdec_refuses_what_it_cannot_decode(videos, tmp_path):
+    path = str(tmp_path / "full_chroma.mp4")
+    video_data.make_video(path, width=32, height=32, frames=4, gop=4, bframes=0, pix_fmt="yuv444p")
+    with pytest.raises((sluice.DecodeError, NotImplementedError), match=r"full_chroma\.mp4: .*8-bit 4:2:0"):
+        _core.read_video_frames(path, [0], device="cuda")

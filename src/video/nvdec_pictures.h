@@ -1,0 +1,61 @@
+// NvdecPictures: a video stream decoded on the GPU's video engines (NVDEC) of the current CUDA
+// device. Packets go through FFmpeg's bitstream filter to the start-code form NVDEC's parser
+// reads (H.264, HEVC in MP4/MKV); each seek starts a new parser, fed the parameter sets first;
+// the decoder is made at the first sequence header and kept. Pictures come out as NV12 in device
+// memory, mapped on the caller's stream and released once the work queued on it is done.
+//
+// Thread-safety: one thread at a time, with the CUDA device current; several may run at once
+// (the engines are shared by all).
+#ifndef SLUICE_VIDEO_NVDEC_PICTURES_H_
+#define SLUICE_VIDEO_NVDEC_PICTURES_H_
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <vector>
+
+#include "video/demuxer.h"
+#include "video/nvcuvid_api.h"
+#include "video/picture_source.h"
+
+namespace sluice {
+
+class NvdecPictures : public PictureSource {
+ public:
+  // For `demuxer`'s stream (which must outlive it). Errors: FailedPrecondition (no GPU, no
+  // libnvcuvid), Unsupported (a codec NVDEC has no engine for).
+  static Result<std::unique_ptr<NvdecPictures>> Create(const Demuxer& demuxer, cudaStream_t stream);
+  ~NvdecPictures() override;
+
+  Status Restart() override;
+  Status Send(AVPacket* packet, const PictureFn& out) override;
+
+ private:
+  NvdecPictures(const Demuxer& demuxer, const NvcuvidApi& nv, cudaVideoCodec codec, cudaStream_t stream);
+  static int CUDAAPI OnSequence(void* self, CUVIDEOFORMAT* format);
+  static int CUDAAPI OnDecode(void* self, CUVIDPICPARAMS* picture);
+  static int CUDAAPI OnDisplay(void* self, CUVIDPARSERDISPINFO* info);
+  // Makes (or keeps) the decoder for `format`; the decode surfaces the parser may use, 0 on error.
+  int Sequence(const CUVIDEOFORMAT& format);
+  Status Parse(const uint8_t* data, size_t size, int64_t pts, unsigned flags);
+  // Hands over the pictures the parser displayed, each mapped, then released.
+  Status TakeShown(const PictureFn& out);
+
+  const Demuxer& demuxer_;
+  const NvcuvidApi& nv_;
+  const cudaVideoCodec codec_;
+  cudaStream_t stream_;
+  AVBSFContext* bsf_ = nullptr;  // to start codes (null where the packets need none)
+  AVPacket* filtered_ = nullptr;
+  CUvideoparser parser_ = nullptr;
+  CUvideodecoder decoder_ = nullptr;
+  CUVIDEOFORMAT format_{};  // the decoder's
+  unsigned surfaces_ = 0;
+  unsigned target_height_ = 0;  // the output surface's rows (the chroma plane follows them)
+  std::vector<CUVIDPARSERDISPINFO> shown_;
+  Status failed_;  // an error inside a parser callback
+};
+
+}  // namespace sluice
+
+#endif  // SLUICE_VIDEO_NVDEC_PICTURES_H_
