@@ -6,9 +6,14 @@
 # common containers, the H.264/HEVC/MPEG-4/VP8/VP9/AV1 parsers, the software decoders of the first
 # four and VP8/VP9, and the bitstream filters NVDEC needs; no external library. Carry it with
 # carry [".ffmpeg"]; scripts/device_env.sh puts .ffmpeg/lib on the loader's path. About 3 minutes
-# on 2 cores. Run on the development machine (Debian 12, network to the Debian mirror).
+# on 2 cores. Run on the development machine (Debian 12, network to the Debian mirror); it
+# installs nasm (FFmpeg's assembly, without which its decoders are several times slower).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if ! command -v nasm >/dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get install -y -qq nasm >/dev/null
+fi
 version=$(dpkg-query -W -f='${Version}' libavformat-dev)  # 7:5.1.9-0+deb12u1
 upstream=${version#*:}
 upstream=${upstream%%-*}
@@ -28,9 +33,10 @@ cd "$work/ffmpeg-$upstream"
   --disable-swresample --disable-postproc --disable-network \
   --enable-protocol=file --enable-demuxer=mov,matroska,avi,mpegts,h264,hevc,m4v,ivf \
   --enable-parser=h264,hevc,mpeg4video,vp8,vp9,av1 --enable-decoder=h264,hevc,mpeg4,vp8,vp9 \
-  --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,vp9_superframe_split,av1_frame_split,extract_extradata >/dev/null
-make -j "$(nproc)" >/dev/null
-make install >/dev/null
+  --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,vp9_superframe_split,av1_frame_split,extract_extradata \
+  >"$work/configure.log" 2>&1 || { tail -20 "$work/configure.log"; exit 1; }
+make -j "$(nproc)" >"$work/make.log" 2>&1 || { grep -E "error" "$work/make.log" | head -20; exit 1; }
+make install >/dev/null 2>&1
 cd "$OLDPWD"
 rm -rf .ffmpeg/include .ffmpeg/share .ffmpeg/lib/pkgconfig
 du -sh .ffmpeg/lib

@@ -217,3 +217,14 @@ def test_file_damaged_after_indexing(folder, tmp_path):
     st = loader.stats()
     assert 1 <= st["skipped_count"] <= 3 and x.shape[0] == 4 - st["skipped_count"]
     assert all(s["path"] == path and s["reason"].startswith("clip of frames") for s in st["skipped"])
+
+
+@pytest.mark.skipif(getattr(_core, "cuda_device_count", lambda: 0)() == 0, reason="needs a GPU")
+def test_cuda_loader_gives_the_cpu_batches_on_the_gpu(folder):
+    torch = pytest.importorskip("torch")
+    v = sluice.Videos(folder, sequence_length=4, step=9)
+    kw = dict(batch_size=3, shuffle=True, seed=4, dtype="float16")
+    tf = [T.RandomResizedCrop((32, 32)), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
+    for (xc, yc), (xg, yg) in zip(sluice.Loader(v, tf, **kw), sluice.Loader(v, tf, device="cuda", **kw)):
+        assert xg.device.type == "cuda" and tuple(xg.shape) == (len(yc), 4, 3, 32, 32)
+        assert torch.equal(xg.cpu(), xc) and torch.equal(yg.cpu(), yc)
