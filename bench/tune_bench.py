@@ -13,8 +13,10 @@ with the consumer's step in the loop. Consumers:
                  threads (competes with the loader's threads for cores)
 
     python bench/tune_bench.py DATA [DATA ...] --consumers none,sleep:40,torch:4 --seconds 5
-        [--threads 2,4,8,16] [--prefetch 2,4] [--json out.json]
-Prints a table per dataset and consumer, then: tuned / default and tuned / best swept.
+        [--threads 2,4,8,16] [--prefetch 2,4] [--repeats 3] [--json out.json]
+Prints a table per dataset and consumer, then: tuned / default and tuned / best swept. With
+--repeats R the rows run R times in interleaved rounds (so that a drift of the machine's speed
+touches every row alike); a row's rate is the median of its runs, shown with their range.
 """
 from __future__ import annotations
 
@@ -95,6 +97,17 @@ def run_row(data, kind, threads, prefetch, args) -> dict:
     return json.loads(lines[-1]) if lines else {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
 
 
+def median_row(runs: list[dict]) -> dict:
+    """The run with the median rate (its threads, prefetch, tuning), with the runs' low and high;
+    an error when every run failed."""
+    ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["images_per_s"])
+    if not ok:
+        return runs[-1]
+    mid = dict(ok[(len(ok) - 1) // 2])
+    mid["low"], mid["high"], mid["runs"] = ok[0]["images_per_s"], ok[-1]["images_per_s"], len(ok)
+    return mid
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", nargs="+")
@@ -105,6 +118,7 @@ def main() -> None:
     ap.add_argument("--settle", type=float, default=20, help="the tuned row's wait for the tuner to settle")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--repeats", type=int, default=1, help="rounds over the rows; a row's rate is their median")
     ap.add_argument("--json")
     ap.add_argument("--_child", nargs=3, metavar=("KIND", "THREADS", "PREFETCH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -122,14 +136,18 @@ def main() -> None:
                      for p in args.prefetch.split(",") if int(t) <= cpus]
             print(f"\n## {data}, consumer {kind} ({cpus} CPUs, batch {args.batch_size})\n\n"
                   "| row | images/s | threads | prefetch |\n|---|---:|---:|---:|", flush=True)
-            table = {}
-            for name, t, p in rows:
-                r = run_row(data, kind, t, p, args)
-                table[name] = r
+            runs = {name: [] for name, _, _ in rows}
+            for _ in range(max(1, args.repeats)):
+                for name, t, p in rows:
+                    runs[name].append(run_row(data, kind, t, p, args))
+            table = {name: median_row(runs[name]) for name, _, _ in rows}
+            for name, r in table.items():
                 if "error" in r:
                     print(f"| {name} | {r['error']} | | |", flush=True)
                 else:
-                    print(f"| {name} | {r['images_per_s']:,.0f} | {r['threads']} | {r['prefetch']} |", flush=True)
+                    spread = f" ({r['low']:,.0f}-{r['high']:,.0f})" if len(runs[name]) > 1 else ""
+                    print(f"| {name} | {r['images_per_s']:,.0f}{spread} | {r['threads']} | {r['prefetch']} |",
+                          flush=True)
             ok = {k: v for k, v in table.items() if "error" not in v}
             swept = {k: v for k, v in ok.items() if k not in ("default", "tuned")}
             if "tuned" in ok and "default" in ok and swept:

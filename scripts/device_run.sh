@@ -106,6 +106,7 @@ if [ "$what" = tunebench ]; then
     cv="TUNE_CONSUMERS_${d^^}"
     timeout "${TUNE_TIMEOUT:-500}" "$PY" bench/tune_bench.py /tmp/data_$d --consumers "${!cv:-none}" \
       --threads "${TUNE_THREADS:-4,8,12,16}" --prefetch "${TUNE_PREFETCH:-2,4}" --seconds "${SECONDS_PER_ROW:-4}" \
+      --repeats "${TUNE_REPEATS:-1}" \
       --json "$OUT/tune_$d.json" 2>&1 | tee -a "$OUT/tune.log"
   done
   exit 0

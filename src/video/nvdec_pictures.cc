@@ -166,10 +166,15 @@ int NvdecPictures::Sequence(const CUVIDEOFORMAT& f) {
   caps.eCodecType = f.codec;
   caps.eChromaFormat = f.chroma_format;
   caps.nBitDepthMinus8 = f.bit_depth_luma_minus8;
-  if (nv_.cuvidGetDecoderCaps(&caps) != CUDA_SUCCESS || !caps.bIsSupported || f.coded_width > caps.nMaxWidth ||
+  const char* codec = demuxer_.av().avcodec_get_name(demuxer_.codec().codec_id);
+  if (nv_.cuvidGetDecoderCaps(&caps) != CUDA_SUCCESS || !caps.bIsSupported) {
+    failed_ = Unsupported("this GPU's NVDEC does not decode ", codec, " 4:2:0 8-bit");
+    return 0;
+  }
+  if (f.coded_width < caps.nMinWidth || f.coded_height < caps.nMinHeight || f.coded_width > caps.nMaxWidth ||
       f.coded_height > caps.nMaxHeight) {
-    failed_ = Unsupported("this GPU's NVDEC does not decode ", demuxer_.av().avcodec_get_name(demuxer_.codec().codec_id),
-                          " at ", f.coded_width, "x", f.coded_height);
+    failed_ = Unsupported("this GPU's NVDEC decodes ", codec, " from ", caps.nMinWidth, "x", caps.nMinHeight, " to ",
+                          caps.nMaxWidth, "x", caps.nMaxHeight, "; this video is ", f.coded_width, "x", f.coded_height);
     return 0;
   }
   if (decoder_ != nullptr) nv_.cuvidDestroyDecoder(decoder_);

@@ -15,7 +15,7 @@ av = pytest.importorskip("av")
 
 from sluice import video_data  # noqa: E402
 
-ENV = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (PYTHON_DIR, os.environ.get("PYTHONPATH")) if p))
 SMALL = dict(width=64, height=48, frames=30, gop=10)
 
 
