@@ -11,9 +11,12 @@ void YuvToRgbCpu(const YuvView& in, const MutableImageView& out) {
     const uint8_t* u = in.u + (r / 2) * in.uv_stride;
     const uint8_t* v = in.v + (r / 2) * in.uv_stride;
     uint8_t* dst = out.row(r);
-    for (int x = 0; x < in.width; ++x) {
+    // Each chroma sample's terms once, for its two pixels of this row.
+    for (int x = 0; x < in.width; x += 2) {
       const ptrdiff_t ci = (x / 2) * in.uv_step;
-      YuvToRgbPixel(c, y[x], u[ci], v[ci], dst + x * 3);
+      const YuvChromaTerms t = YuvChroma(c, u[ci], v[ci]);
+      YuvToRgbWith(c, t, y[x], dst + x * 3);
+      if (x + 1 < in.width) YuvToRgbWith(c, t, y[x + 1], dst + x * 3 + 3);
     }
   }
 }

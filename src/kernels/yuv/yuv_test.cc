@@ -78,7 +78,7 @@ TEST(Yuv, CpuMatchesReference) {
           YuvToRgbCpu(p.view, MutableImageView{got.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3});
           int worst = 0;
           for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
-          // float32 against double: a value within rounding of .5 may land one step apart.
+          // Fixed point against double: a value within rounding of .5 may land one step apart.
           EXPECT_LE(worst, 1) << h << "x" << w << " nv12=" << nv12 << " matrix=" << static_cast<int>(m)
                               << " full=" << full;
         }
