@@ -7,6 +7,7 @@ set(SLUICE_SOURCES
   src/core/thread_pool.cc
   src/core/host_pool.cc
   src/core/file_util.cc
+  src/core/cache_entry.cc
   src/io/image_folder.cc
   src/io/file_source.cc
   src/io/sampler.cc
@@ -77,6 +78,7 @@ set(SLUICE_SOURCES
   src/video/ffmpeg_api.cc
   src/video/demuxer.cc
   src/video/video_index.cc
+  src/video/video_index_cache.cc
   src/video/cpu_pictures.cc
   src/video/video_decoder.cc
   src/video/clip_source.cc

@@ -119,3 +119,15 @@ def weighted(dataset: Any, source: Any, weights: Any, replacement: bool, shuffle
     if values.ndim != 1:
         raise ValueError(f"weights must be one number per sample, got an array of shape {values.shape}")
     return _core.weighted_source(source, values.tolist(), bool(replacement))
+
+
+def index_cache_arg(value: Any) -> Any:
+    """An index_cache argument as the folder it names: "default" is $SLUICE_CACHE/index
+    (~/.cache/sluice/index), None none; TypeError for anything but a path, "default" or None."""
+    if isinstance(value, str) and value == "default":
+        from .datasets import cache_dir  # noqa: PLC0415
+
+        return os.path.join(cache_dir(), "index")
+    if value is not None and not isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError(f"index_cache must be a folder, \"default\" or None, got {type(value).__name__}")
+    return value

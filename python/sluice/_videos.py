@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _core
-from ._options import _int_label
+from ._options import _int_label, index_cache_arg
 
 __all__ = ["Videos", "VIDEO_EXTENSIONS"]
 
@@ -81,6 +81,9 @@ class Videos:
             Loader's own ``on_error``.
         index_threads: videos indexed at once when this is made (each video's packets are read
             once to find its frames and key frames).
+        index_cache: a folder where each video's index is kept between runs, keyed by the
+            video's path, size and modification time (a video rewritten is indexed again).
+            ``"default"``: ``$SLUICE_CACHE/index`` (``~/.cache/sluice/index``); ``None``: none.
 
     Frames are decoded on the CPU (libavcodec, one thread per clip, clips decoded in parallel);
     with ``device="cuda"`` the batches are copied to the GPU.
@@ -88,7 +91,7 @@ class Videos:
 
     def __init__(self, videos: Any, labels: Sequence[int] | None = None, *, sequence_length: int = 16,
                  stride: int = 1, step: int | None = None, clips_per_video: int | None = None,
-                 on_error: str = "raise", index_threads: int | None = None,
+                 on_error: str = "raise", index_threads: int | None = None, index_cache: Any = "default",
                  extensions: Sequence[str] = VIDEO_EXTENSIONS):
         if on_error not in ("raise", "skip"):
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
@@ -105,7 +108,7 @@ class Videos:
         threads = index_threads or min(8, os.cpu_count() or 1)
         self._source, skipped, self._frames = _core._videos(
             pairs, self._classes, self.sequence_length, self.stride, self.step, self.clips_per_video or 0,
-            on_error == "skip", _positive("index_threads", threads))
+            on_error == "skip", _positive("index_threads", threads), index_cache_arg(index_cache))
         self._videos = pairs
         self._skipped = [(os.fsdecode(p), r) for p, r in skipped]
 

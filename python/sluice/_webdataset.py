@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _core
+from ._options import index_cache_arg
 from ._shard_manifest import shard_counts
 
 __all__ = ["WebDataset"]
@@ -101,12 +102,7 @@ class WebDataset:
                 raise TypeError(f"{name} must be a str, got {type(value).__name__}")
         if mode not in ("auto", "indexed", "stream"):
             raise ValueError(f"mode must be 'auto', 'indexed' or 'stream', got {mode!r}")
-        if isinstance(index_cache, str) and index_cache == "default":
-            from .datasets import cache_dir as sluice_cache
-
-            index_cache = os.path.join(sluice_cache(), "index")
-        elif index_cache is not None and not isinstance(index_cache, (str, bytes, os.PathLike)):
-            raise TypeError(f"index_cache must be a folder, \"default\" or None, got {type(index_cache).__name__}")
+        index_cache = index_cache_arg(index_cache)
         expanded = list(_core._expand_shard_urls(list(urls)))
         remote = [u for u in expanded if u.startswith(_STREAM_PREFIXES)]
         if mode == "indexed" and remote:

@@ -51,17 +51,18 @@ void CopyPlane(const uint8_t* src, ptrdiff_t stride, int step, int h, int w, uin
 }
 
 nb::tuple MakeVideos(nb::handle pairs, std::vector<std::string> classes, int length, int stride, int step,
-                     int per_video, bool skip_bad, int threads) {
+                     int per_video, bool skip_bad, int threads, nb::handle index_cache) {
   std::vector<Sample> videos;
   for (nb::handle item : nb::iter(pairs)) {
     const std::string what = "videos[" + std::to_string(videos.size()) + "]";
     videos.push_back(Sample{PathFromPy(item[0], what + " path"), ToInt(what + " label", item[1], INT64_MIN, INT64_MAX)});
   }
+  const std::string cache = index_cache.is_none() ? std::string() : PathFromPy(index_cache, "index_cache");
   ClipSpec spec{length, stride, step, per_video > 0 ? ClipPolicy::kRandomClips : ClipPolicy::kEveryClip,
                 per_video > 0 ? per_video : 1};
   Result<std::shared_ptr<const ClipSource>> source = [&] {
     nb::gil_scoped_release release;
-    return ClipSource::Create(std::move(videos), std::move(classes), spec, {skip_bad, threads});
+    return ClipSource::Create(std::move(videos), std::move(classes), spec, {skip_bad, threads, cache});
   }();
   std::shared_ptr<const ClipSource> clips = Unwrap(std::move(source));
   nb::list skipped;
@@ -133,7 +134,7 @@ nb::object ReadVideoFrames(nb::handle path, const std::vector<int64_t>& frames, 
 
 void RegisterVideo(nb::module_& m) {
   m.def("_videos", &MakeVideos, nb::arg("videos"), nb::arg("classes"), nb::arg("length"), nb::arg("stride"),
-        nb::arg("step"), nb::arg("per_video"), nb::arg("skip_bad"), nb::arg("threads"),
+        nb::arg("step"), nb::arg("per_video"), nb::arg("skip_bad"), nb::arg("threads"), nb::arg("index_cache").none(),
         "A clip source over (path, label) videos; per_video > 0 draws that many random clips per video and epoch. "
         "Returns (source, [(path, reason) of videos left out], [frames of each video]).");
   m.def("read_video_frames", &ReadVideoFrames, nb::arg("path"), nb::arg("frames"), nb::arg("format") = "rgb",

@@ -2,7 +2,7 @@
 // large dataset is walked once, not at every start. An entry is keyed by the shard's absolute
 // path, its size and modification time, and what was asked of it (the WebDatasetSpec): a shard
 // rewritten, or other keys asked for, miss and are walked again. Entries are written whole
-// (a temporary file renamed) and carry a checksum; one that does not read back exactly is a
+// (core/cache_entry.h: a temporary file renamed, with a checksum); one that does not read back exactly is a
 // miss, never a wrong index.
 //
 //   if (std::optional<ShardIndex> hit = LoadShardIndex(dir, path, stamp, spec)) ...

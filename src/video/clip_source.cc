@@ -6,17 +6,19 @@
 
 #include "core/fnv.h"
 #include "video/video_decoder.h"
+#include "video/video_index_cache.h"
 
 namespace sluice {
 
 namespace {
 
-// Each video's index, `threads` videos at a time; a failure stays in its slot.
-std::vector<Result<VideoIndex>> IndexAll(const std::vector<Sample>& videos, int threads) {
+// Each video's index (from `cache` when it has it), `threads` videos at a time; a failure stays
+// in its slot.
+std::vector<Result<VideoIndex>> IndexAll(const std::vector<Sample>& videos, int threads, const std::string& cache) {
   std::vector<Result<VideoIndex>> out(videos.size(), Result<VideoIndex>(Cancelled("not indexed")));
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < videos.size(); i = next++) out[i] = IndexVideo(videos[i].path);
+    for (size_t i = next++; i < videos.size(); i = next++) out[i] = IndexVideoCached(videos[i].path, cache);
   };
   std::vector<std::thread> pool;
   const size_t n = std::min(videos.size(), static_cast<size_t>(std::max(1, threads)));
@@ -33,7 +35,7 @@ Result<std::shared_ptr<const ClipSource>> ClipSource::Create(std::vector<Sample>
                                                              const Options& options) {
   if (videos.empty()) return InvalidArgument("no videos");
   if (Result<ClipLayout> check = ClipLayout::Create(spec, {}); !check.ok()) return check.status();  // the spec
-  std::vector<Result<VideoIndex>> indexed = IndexAll(videos, options.threads);
+  std::vector<Result<VideoIndex>> indexed = IndexAll(videos, options.threads, options.index_cache);
   std::vector<VideoIndex> indexes(videos.size());
   std::vector<int64_t> frames(videos.size(), 0);
   std::vector<std::pair<std::string, std::string>> skipped;

@@ -1,5 +1,5 @@
 // ClipSource: video clips as a loader's samples. Each video is indexed once when the source is
-// made (VideoIndex, several videos at a time); ClipLayout numbers the clips, so that the loader's
+// made (VideoIndex, several videos at a time; kept in Options::index_cache between runs); ClipLayout numbers the clips, so that the loader's
 // schedule shuffles, shards, resumes and applies on_error to clips as it does to images. A clip
 // is not read as bytes: the loader's video path decodes it (DecodeClip) on a compute thread.
 //
@@ -30,8 +30,9 @@ namespace sluice {
 class ClipSource : public Source {
  public:
   struct Options {
-    bool skip_bad = false;  // leave out bad and short videos (skipped()) rather than fail
-    int threads = 4;        // videos indexed at once
+    bool skip_bad = false;    // leave out bad and short videos (skipped()) rather than fail
+    int threads = 4;          // videos indexed at once
+    std::string index_cache;  // a folder keeping each video's index between runs; empty: none
   };
   using FrameFn = std::function<Status(int k, const YuvView& frame)>;
 

@@ -228,3 +228,27 @@ def test_cuda_loader_gives_the_cpu_batches_on_the_gpu(folder):
     for (xc, yc), (xg, yg) in zip(sluice.Loader(v, tf, **kw), sluice.Loader(v, tf, device="cuda", **kw)):
         assert xg.device.type == "cuda" and tuple(xg.shape) == (len(yc), 4, 3, 32, 32)
         assert torch.equal(xg.cpu(), xc) and torch.equal(yg.cpu(), yc)
+
+
+def test_index_cache(folder, tmp_path):
+    """A video indexed once is taken from the cache while its size and modification time stand:
+    a copy whose packets are then overwritten (same size, same time) still gives its clips from
+    the cache, and fails to index without it; rewritten with a new time it is indexed again."""
+    src = os.path.join(folder, "c0", "v0.mp4")
+    path = str(tmp_path / "v.mp4")
+    shutil.copy(src, path)
+    cache = str(tmp_path / "cache")
+    assert len(sluice.Videos([path], sequence_length=4, index_cache=cache)) == 10
+    assert len(os.listdir(cache)) == 1
+    st = os.stat(path)
+    with open(path, "r+b") as f:  # the same size and time, but no longer a video
+        f.write(b"\0" * st.st_size)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert sluice.Videos([path], sequence_length=4, index_cache=cache).num_frames == [40]
+    with pytest.raises(sluice.DecodeError, match=r"v\.mp4: "):
+        sluice.Videos([path], sequence_length=4, index_cache=None)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    with pytest.raises(sluice.DecodeError, match=r"v\.mp4: "):
+        sluice.Videos([path], sequence_length=4, index_cache=cache)
+    with pytest.raises(TypeError, match="index_cache must be a folder"):
+        sluice.Videos([path], index_cache=3)
