@@ -76,19 +76,23 @@ def test_labels_and_layouts(folder):
         assert lab == labels[os.path.basename(v.clip(idx)[0])]
 
 
-def test_every_clip_once_over_ranks(folder):
-    v = sluice.Videos(folder, sequence_length=3, stride=2, step=5)
-    want = {i: hashlib.sha1(reference(v, i).tobytes()).hexdigest() for i in range(len(v))}
+@pytest.mark.parametrize("world_size", [1, 2, 3, 4])
+@pytest.mark.parametrize("per_video", [None, 3])
+def test_every_clip_once_over_ranks(folder, world_size, per_video):
+    """Every clip of an epoch exactly once over the ranks, with its own frames, for both policies
+    (random clips: the starts drawn for that epoch)."""
+    v = sluice.Videos(folder, sequence_length=3, stride=2, step=5, clips_per_video=per_video)
     for epoch in (0, 1):
+        want = {i: hashlib.sha1(reference(v, i, epoch, seed=5).tobytes()).hexdigest() for i in range(len(v))}
         seen = []
-        for rank in (0, 1):
+        for rank in range(world_size):
             loader = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=4, shuffle=True, seed=5, dtype="uint8",
-                                   layout="NHWC", output="numpy", rank=rank, world_size=2, last_batch="drop")
+                                   layout="NHWC", output="numpy", rank=rank, world_size=world_size)
             got = numpy_clips(loader, [epoch])
             for i, clip in got:
-                assert hashlib.sha1(clip.tobytes()).hexdigest() == want[i]
+                assert hashlib.sha1(clip.tobytes()).hexdigest() == want[i], f"clip {i}, rank {rank}"
             seen += [i for i, _ in got]
-        assert len(seen) == len(set(seen)) == len(v) // 8 * 8
+        assert sorted(seen) == list(range(len(v))), f"epoch {epoch}: not every clip exactly once"
 
 
 def test_one_draw_per_clip(folder):
