@@ -110,6 +110,7 @@ set(SLUICE_CUDA_SOURCES
   src/pipeline/gpu/launch.cc
   src/pipeline/gpu/batch_sync.cc
   src/pipeline/gpu/gpu_executor.cc
+  src/pipeline/gpu/clip_executor.cc
 )
 set(SLUICE_NO_CUDA_SOURCES
   src/gpu/device_none.cc

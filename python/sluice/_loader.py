@@ -1,11 +1,8 @@
 """sluice.Loader: a torchvision-shaped data loader whose work runs in C++ threads."""
 from __future__ import annotations
 
-import atexit
 import hashlib
-import os
 import threading
-import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -14,6 +11,7 @@ from . import _core, _state
 from ._batch_functions import BatchFunctions
 from ._convert import resolve_output
 from ._epoch import EpochIterator
+from ._live import LIVE
 from ._options import DEFAULTS, cache_bytes, dtype_name, epoch_arg, make_options, shard, source_arg, weighted
 from .transforms import compile_specs, flatten
 from .transforms.compile import runs_on_cpu
@@ -22,27 +20,6 @@ from .transforms.functions import running_for
 
 __all__ = ["Loader"]
 
-# Loaders still open; closed at exit: a worker thread that calls a user function (Lambda) while
-# the interpreter shuts down would otherwise be stopped inside C++ (and abort the process).
-_LIVE: "weakref.WeakSet[Loader]" = weakref.WeakSet()
-
-
-@atexit.register
-def _close_all() -> None:
-    for loader in list(_LIVE):
-        loader.close()
-
-
-def _after_fork_in_child() -> None:
-    # A thread of the parent may have held a loader's lock at the fork: the child gets fresh ones,
-    # and the C++ loader tells it that it cannot iterate.
-    for loader in list(_LIVE):
-        loader._lock = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
 class Loader:
     """Reads, decodes and augments images in C++ threads and yields ``(images, labels)`` batches.
 
@@ -50,7 +27,8 @@ class Loader:
         source: an ImageFolder root (one sub-folder per class, labelled as torchvision's
             ``ImageFolder`` labels them), a sequence of ``(path, label)`` pairs (paths as str,
             bytes or path-like; labels any integer, NumPy's and torch's included), or a
-            :class:`~sluice.WebDataset` (tar shards). ``loader.dataset`` gives it back.
+            :class:`~sluice.WebDataset` (tar shards), or :class:`~sluice.Videos` (clips).
+            ``loader.dataset`` gives it back.
         transform: sluice transforms (a list or ``sluice.transforms.Compose``). When they end in
             a fixed size (a crop, ``RandomResizedCrop`` or ``Resize((h, w))``), images come as
             one ``N x 3 x H x W`` tensor; otherwise (e.g. ``Resize(256)`` alone) as one tensor
@@ -138,8 +116,8 @@ class Loader:
         self._device = str(device)
         self._cuda = self._device.startswith("cuda")
         self._output = resolve_output(output, self._cuda, bool(self._batch.transforms))
-        # User functions (and video decoding, for now) run on the CPU: batches are copied over.
-        self._upload = self._cuda and (runs_on_cpu(self._batch.per_sample) or isinstance(source, Videos))
+        # User functions run on the CPU: batches are copied over (_create: also some video lists).
+        self._upload = self._cuda and runs_on_cpu(self._batch.per_sample)
         rank, world_size = shard(rank, world_size)
         options = make_options(
             batch_size=batch_size, shuffle=shuffle, seed=seed, last_batch=last_batch, dtype=dtype_name(dtype),
@@ -154,9 +132,10 @@ class Loader:
         # threads; close() and stats() do not take it.
         self._lock = threading.Lock()
         specs = compile_specs(self._batch.per_sample, self._output == "torch", self._functions)
-        self._core = _core.Loader.create(weighted(source, source_arg(source), weights, replacement, shuffle), specs, options)
+        self._core = self._create(lambda: _core.Loader.create(
+            weighted(source, source_arg(source), weights, replacement, shuffle), specs, options), source, options)
         self._dataset = source
-        _LIVE.add(self)  # closed at exit, before the interpreter stops running Python code
+        LIVE.add(self)  # closed at exit, before the interpreter stops running Python code
         try:
             self._batch.check_loader(self._core.output_size, self._core.samples)
         except ValueError:
@@ -171,6 +150,17 @@ class Loader:
         self._generation = 0
         # (generation, epoch, batches taken) as the last iteration started: see _untouched().
         self._started: tuple[int, int, int] | None = None
+
+    def _create(self, make: Any, source: Any, options: Any) -> Any:
+        """The C++ loader. Video clips whose transforms the GPU's clip path lacks (or without
+        NVDEC) are decoded on the CPU, and their batches copied over."""
+        try:
+            return make()
+        except NotImplementedError:
+            if self._upload or not (self._cuda and isinstance(source, Videos)):
+                raise
+        self._upload, options.device = True, "cpu"
+        return make()
 
     def _check_dtype(self, dtype: str) -> None:
         self._batch.check_dtype(dtype)

@@ -14,9 +14,9 @@
 #include "core/timed_mutex.h"
 #include "io/memory_cache.h"
 #include "io/stream_session.h"
-#include "video/clip_source.h"
 #include "pipeline/batch_ring.h"
 #include "pipeline/cpu/cpu_executor.h"
+#include "pipeline/gpu/clip_executor.h"
 #include "pipeline/gpu/gpu_executor.h"
 #include "pipeline/plan.h"
 #include "pipeline/resolve_options.h"
@@ -45,13 +45,14 @@ class Loader::Impl {
       if (plan_.has_functions())
         return Unsupported("user functions (Lambda) run on the CPU: make this loader with device=cpu "
                            "and copy its batches to the GPU (the Python Loader does)");
-      if (dynamic_cast<const ClipSource*>(source_.get()) != nullptr)
-        return Unsupported("video clips are decoded on the CPU for now: make this loader with device=cpu and copy "
-                           "its batches to the GPU (the Python Loader does)");
       if (plan_.cpu_only() != nullptr)
         return Unsupported(plan_.cpu_only(), " runs on the CPU: make this loader with device=cpu and copy its "
                            "batches to the GPU (the Python Loader does)");
-      SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
+      if (auto clips = std::dynamic_pointer_cast<const ClipSource>(source_)) {
+        SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuClipExecutor(std::move(clips), plan_, options_));
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
+      }
     } else {
       SLUICE_ASSIGN_OR_RETURN(executor_, CpuExecutor::Create(source_, plan_, options_, tuning_.io_max));
     }

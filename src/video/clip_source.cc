@@ -87,13 +87,16 @@ Clip ClipSource::ClipAt(int64_t index, uint64_t seed, int64_t epoch) const {
   return layout_.At(index, seed, static_cast<uint64_t>(epoch));
 }
 
-Status ClipSource::DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out) const {
+Status ClipSource::DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out,
+                              void* nvdec_stream) const {
   const Clip clip = ClipAt(index, seed, epoch);
   const VideoIndex& vindex = indexes_[static_cast<size_t>(clip.video)];
   std::vector<int64_t> frames(static_cast<size_t>(clip.length));
   for (int k = 0; k < clip.length; ++k) frames[static_cast<size_t>(k)] = clip.Frame(k);
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<VideoDecoder> decoder,
-                          VideoDecoder::Open(videos_[static_cast<size_t>(clip.video)].path, vindex));
+  const std::string& path = videos_[static_cast<size_t>(clip.video)].path;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<VideoDecoder> decoder, nvdec_stream != nullptr
+                                                                     ? VideoDecoder::OpenNvdec(path, vindex, nvdec_stream)
+                                                                     : VideoDecoder::Open(path, vindex));
   const Status s = decoder->Decode(frames, [&](size_t k, const YuvView& frame) { return out(static_cast<int>(k), frame); });
   if (!s.ok())
     return Status(s.code(), "clip of frames " + std::to_string(frames.front()) + "-" + std::to_string(frames.back()) +

@@ -54,9 +54,12 @@ class ClipSource : public Source {
   int frames_per_clip() const { return spec_.length; }
   // The clip `index` of `epoch` (its video and frames; random starts drawn from seed and epoch).
   Clip ClipAt(int64_t index, uint64_t seed, int64_t epoch) const;
-  // Decodes that clip's frames in order, calling `out` for each (k = 0 .. frames_per_clip() - 1).
-  // Errors: the decoder's (VideoDecoder::Decode), naming the frames; the caller adds name().
-  Status DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out) const;
+  // Decodes that clip's frames in order, calling `out` for each (k = 0 .. frames_per_clip() - 1):
+  // on the CPU, or with `nvdec_stream` (a cudaStream_t) on the current GPU's NVDEC, the pictures
+  // then in device memory (VideoDecoder::OpenNvdec). Errors: the decoder's, naming the frames;
+  // the caller adds name().
+  Status DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out,
+                    void* nvdec_stream = nullptr) const;
 
   const std::vector<Sample>& videos() const { return videos_; }
   const VideoIndex& index_of(size_t video) const { return indexes_[video]; }

@@ -224,14 +224,25 @@ def test_file_damaged_after_indexing(folder, tmp_path):
 
 
 @pytest.mark.skipif(getattr(_core, "cuda_device_count", lambda: 0)() == 0, reason="needs a GPU")
-def test_cuda_loader_gives_the_cpu_batches_on_the_gpu(folder):
+@pytest.mark.parametrize("colour", [False, True])
+def test_cuda_loader_gives_the_cpu_batches_on_the_gpu(folder, colour):
+    """On the GPU: decoded on NVDEC and transformed by the image kernels (a resize, crop and
+    flip), or, for a list the GPU clip path lacks (colour), decoded on the CPU and copied over:
+    either way the CPU path's values exactly."""
     torch = pytest.importorskip("torch")
     v = sluice.Videos(folder, sequence_length=4, step=9)
     kw = dict(batch_size=3, shuffle=True, seed=4, dtype="float16")
-    tf = [T.RandomResizedCrop((32, 32)), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
-    for (xc, yc), (xg, yg) in zip(sluice.Loader(v, tf, **kw), sluice.Loader(v, tf, device="cuda", **kw)):
+    tf = [T.RandomResizedCrop((32, 32)), T.RandomHorizontalFlip(), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
+    if colour:
+        tf.insert(2, T.ColorJitter(brightness=0.4))
+    gpu = sluice.Loader(v, tf, device="cuda", **kw)
+    assert gpu._upload == colour  # the clip path (NVDEC) unless the list needs the CPU
+    n = 0
+    for (xc, yc), (xg, yg) in zip(sluice.Loader(v, tf, **kw), gpu):
         assert xg.device.type == "cuda" and tuple(xg.shape) == (len(yc), 4, 3, 32, 32)
         assert torch.equal(xg.cpu(), xc) and torch.equal(yg.cpu(), yc)
+        n += len(yc)
+    assert n == len(v) and gpu.stats()["samples"] == n
 
 
 def test_index_cache(folder, tmp_path):

@@ -1,0 +1,287 @@
+#include "pipeline/gpu/clip_executor.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/thread_pool.h"
+#include "gpu/cuda_util.h"
+#include "gpu/device.h"
+#include "gpu/device_pool.h"
+#include "kernels/finish/finish_cpu.h"
+#include "kernels/resize/resize_gpu.h"
+#include "kernels/yuv/yuv_gpu.h"
+#include "pipeline/gpu/batch_sync.h"
+#include "video/nvcuvid_api.h"
+
+namespace sluice {
+
+namespace {
+
+// What a transform list needs that the clip path lacks, or null.
+const char* Missing(const Plan& plan) {
+  if (!plan.fixed_size()) return "a list without a fixed output size (end it with Resize((h, w)) or a crop)";
+  if (plan.has_functions() || plan.cpu_only() != nullptr) return "user functions and CPU-only transforms";
+  if (plan.has_color() || plan.max_filters() > 0) return "colour and filter transforms";
+  if (plan.has_warp()) return "rotations and affine warps";
+  if (plan.has_erase() || plan.has_noise()) return "erasing and noise";
+  return nullptr;
+}
+
+struct ClipBatch : RingBatch {
+  cudaStream_t stream = nullptr;
+  std::shared_ptr<DevicePool::SharedBuffer> output;
+  std::atomic<int> pending{0};
+};
+
+// A decode session's memory: one frame as RGB8, and the clip's descriptors and tap tables.
+struct Session {
+  CudaStream stream;
+  uint8_t* rgb = nullptr;
+  size_t rgb_bytes = 0;
+  uint8_t* table = nullptr;
+  size_t table_bytes = 0;
+  std::vector<uint8_t> host;
+  ResizeScratch scratch;
+};
+
+class GpuClipExecutor : public BatchWork {
+ public:
+  GpuClipExecutor(std::shared_ptr<const ClipSource> clips, const Plan& plan, const LoaderOptions& options)
+      : clips_(std::move(clips)), plan_(plan), options_(options), finish_(MakeFinishParams(plan, options.dtype, options.layout)) {}
+  ~GpuClipExecutor() override;
+  Status Init();
+
+  std::shared_ptr<RingBatch> NewBatch() override { return std::make_shared<ClipBatch>(); }
+  void Start(const std::shared_ptr<RingBatch>& batch) override;
+  void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
+  std::string Describe(const RingBatch& batch) const override {
+    return std::to_string(static_cast<const ClipBatch&>(batch).pending.load()) + " clips pending";
+  }
+  bool OnOwnThread() const override { return sessions_pool_->OnWorkerThread(); }
+  void FillStats(LoaderStats* stats) const override;
+
+ private:
+  void ProcessClip(const std::shared_ptr<ClipBatch>& b, int i, int worker);
+  Status RunClip(ClipBatch& b, int i, Session* s);
+  // The clip's frame descriptors and taps, packed and uploaded to the session's table.
+  Result<GpuResizeSample*> UploadDescriptors(const SampleGeometry& geo, int w, int h, uint8_t* slot, Session* s);
+  Status Grow(uint8_t** p, size_t* have, size_t want, cudaStream_t stream);
+  void Finish(ClipBatch& b);
+
+  std::shared_ptr<const ClipSource> clips_;
+  const Plan& plan_;
+  LoaderOptions options_;
+  FinishParams finish_;
+  int64_t frame_bytes_ = 0, clip_bytes_ = 0;
+  std::shared_ptr<DevicePool> pool_;
+  std::vector<std::unique_ptr<CudaStream>> streams_;  // the batches', round robin
+  std::vector<std::unique_ptr<Session>> sessions_;
+  uint8_t* lut_dev_ = nullptr;
+  size_t lut_bytes_ = 0;
+  GpuFinish gpu_finish_;
+  std::unique_ptr<ThreadPool> sessions_pool_;  // last: joined first
+};
+
+Status GpuClipExecutor::Init() {
+  const int dev = options_.device.index;
+  SLUICE_RETURN_IF_ERROR(CheckCudaDevice(dev));
+  if (const char* missing = Missing(plan_))
+    return Unsupported("video clips on the GPU path: ", missing, " not there yet");
+  if (Result<const NvcuvidApi*> nv = NvcuvidApi::Get(); !nv.ok())
+    return Unsupported("video clips on the GPU path need NVDEC: ", nv.status().message());
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(dev));
+  frame_bytes_ = static_cast<int64_t>(plan_.out_height()) * plan_.out_width() * 3 * static_cast<int64_t>(DTypeSize(options_.dtype));
+  clip_bytes_ = frame_bytes_ * clips_->frames_per_clip();
+  SLUICE_ASSIGN_OR_RETURN(pool_, DevicePool::Create(dev, options_.gpu_memory_budget));
+  for (int i = 0; i < *options_.prefetch + 1; ++i) {
+    streams_.push_back(std::make_unique<CudaStream>());
+    SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
+  }
+  const FinishLut lut = FinishLut::Build(finish_);
+  const cudaStream_t s = streams_[0]->get();
+  lut_bytes_ = sizeof(lut.f32) + sizeof(lut.f16);
+  SLUICE_ASSIGN_OR_RETURN(void* lut_dev, pool_->Allocate(lut_bytes_, s));
+  lut_dev_ = static_cast<uint8_t*>(lut_dev);
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(lut_dev_, lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice, s));
+  SLUICE_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(lut_dev_ + sizeof(lut.f32), lut.f16, sizeof(lut.f16), cudaMemcpyHostToDevice, s));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s));
+  gpu_finish_ = GpuFinish{options_.dtype, options_.layout, reinterpret_cast<const float*>(lut_dev_),
+                          reinterpret_cast<const uint16_t*>(lut_dev_ + sizeof(lut.f32))};
+  // Decode sessions: one thread and stream each, a few (the engines number up to 7 or 8).
+  const int sessions = std::clamp(*options_.num_threads, 1, 8);
+  for (int i = 0; i < sessions; ++i) {
+    sessions_.push_back(std::make_unique<Session>());
+    SLUICE_RETURN_IF_ERROR(sessions_.back()->stream.Create());
+  }
+  SLUICE_ASSIGN_OR_RETURN(sessions_pool_, ThreadPool::Create(sessions, "sluice-nvdec"));
+  return Status::OK();
+}
+
+GpuClipExecutor::~GpuClipExecutor() {
+  sessions_pool_.reset();
+  if (pool_ == nullptr) return;
+  cudaSetDevice(options_.device.index);
+  for (auto& s : streams_) cudaStreamSynchronize(s->get());
+  for (auto& s : sessions_) {
+    cudaStreamSynchronize(s->stream.get());
+    if (s->rgb != nullptr) pool_->Free(s->rgb, s->rgb_bytes, nullptr);
+    if (s->table != nullptr) pool_->Free(s->table, s->table_bytes, nullptr);
+  }
+  if (lut_dev_ != nullptr) pool_->Free(lut_dev_, lut_bytes_, nullptr);
+}
+
+void GpuClipExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
+  auto b = std::static_pointer_cast<ClipBatch>(batch);
+  cudaSetDevice(options_.device.index);
+  b->stream = streams_[static_cast<size_t>(b->sequence) % streams_.size()]->get();
+  const int n = static_cast<int>(b->samples.size());
+  Result<std::shared_ptr<DevicePool::SharedBuffer>> out = pool_->AllocateShared(static_cast<size_t>(clip_bytes_) * std::max(n, 1), b->stream);
+  // The sessions' streams write it: the allocation must be usable there first.
+  const cudaError_t synced = out.ok() ? cudaStreamSynchronize(b->stream) : cudaSuccess;
+  if (!out.ok() || synced != cudaSuccess) {
+    b->batch_status = out.ok() ? CudaStatus(synced, "cudaStreamSynchronize") : out.status();
+    return MarkDone(*b);
+  }
+  b->output = std::move(out).value();
+  b->pending.store(n);
+  if (n == 0) return Finish(*b);
+  for (int i = 0; i < n; ++i) sessions_pool_->Submit([this, b, i](int worker) { ProcessClip(b, i, worker); });
+}
+
+void GpuClipExecutor::ProcessClip(const std::shared_ptr<ClipBatch>& b, int i, int worker) {
+  if (!b->cancelled.load(std::memory_order_relaxed)) {
+    Session* s = sessions_[static_cast<size_t>(worker)].get();
+    StageTimer timer(&counters_, Stage::kDecode);
+    Status st = RunClip(*b, i, s);
+    // Whatever it queued is done before the batch can be observed as done.
+    if (const cudaError_t e = cudaStreamSynchronize(s->stream.get()); e != cudaSuccess && st.ok())
+      st = CudaStatus(e, "cudaStreamSynchronize");
+    if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(clips_->name(b->samples[static_cast<size_t>(i)]));
+  }
+  if (b->pending.fetch_sub(1) == 1) Finish(*b);
+}
+
+Status GpuClipExecutor::Grow(uint8_t** p, size_t* have, size_t want, cudaStream_t stream) {
+  if (*have >= want) return Status::OK();
+  if (*p != nullptr) pool_->Free(*p, *have, stream);
+  *p = nullptr;
+  *have = 0;
+  SLUICE_ASSIGN_OR_RETURN(void* q, pool_->Allocate(want, stream));
+  *p = static_cast<uint8_t*>(q);
+  *have = want;
+  return Status::OK();
+}
+
+Result<GpuResizeSample*> GpuClipExecutor::UploadDescriptors(const SampleGeometry& geo, int w, int h, uint8_t* slot,
+                                                           Session* s) {
+  if (geo.num_segments != 1 || geo.warps[0].enabled)
+    return Unsupported("video clips on the GPU path: a transform list of more than one resampling pass");
+  const ResizeParams& p = geo.segments[0];
+  const int frames = clips_->frames_per_clip();
+  const size_t descs = sizeof(GpuResizeSample) * static_cast<size_t>(frames);
+  const size_t taps_at = (descs + 15) / 16 * 16;
+  const size_t bytes = taps_at + sizeof(int32_t) * static_cast<size_t>(ResizeTapWords(p));
+  s->host.resize(bytes);
+  GpuResizeSample d{};
+  d.in = s->rgb;
+  d.in_pitch = static_cast<int64_t>(w) * 3;
+  d.in_h = h;
+  d.in_w = w;
+  d.out_h = geo.out_height(0);
+  d.out_w = geo.out_width(0);
+  std::memcpy(d.fill, p.fill, sizeof(d.fill));
+  SLUICE_RETURN_IF_ERROR(PackResizeTaps(p, 0, reinterpret_cast<int32_t*>(s->host.data() + taps_at), &s->scratch, &d));
+  for (int k = 0; k < frames; ++k) {
+    d.out = slot + frame_bytes_ * k;
+    std::memcpy(s->host.data() + sizeof(GpuResizeSample) * static_cast<size_t>(k), &d, sizeof(d));
+  }
+  const cudaStream_t stream = s->stream.get();
+  SLUICE_RETURN_IF_ERROR(Grow(&s->table, &s->table_bytes, bytes, stream));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s->table, s->host.data(), bytes, cudaMemcpyHostToDevice, stream));
+  return reinterpret_cast<GpuResizeSample*>(s->table);
+}
+
+Status GpuClipExecutor::RunClip(ClipBatch& b, int i, Session* s) {
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device.index));
+  const int64_t index = b.samples[static_cast<size_t>(i)];
+  const SampleKey key{options_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(index)};
+  const Clip clip = clips_->ClipAt(index, options_.seed, b.epoch);
+  const VideoIndex& video = clips_->index_of(static_cast<size_t>(clip.video));
+  const int w = video.width, h = video.height;
+  SampleGeometry geo;
+  SLUICE_RETURN_IF_ERROR(plan_.Draw(w, h, key, &geo));
+  const cudaStream_t stream = s->stream.get();
+  SLUICE_RETURN_IF_ERROR(Grow(&s->rgb, &s->rgb_bytes, static_cast<size_t>(w) * h * 3, stream));
+  uint8_t* slot = static_cast<uint8_t*>(b.output->data) + clip_bytes_ * i;
+  SLUICE_ASSIGN_OR_RETURN(GpuResizeSample* descs, UploadDescriptors(geo, w, h, slot, s));
+  const int tiles = ResizeTiles(*reinterpret_cast<const GpuResizeSample*>(s->host.data()));
+  const int32_t* taps = reinterpret_cast<const int32_t*>(s->table + (sizeof(GpuResizeSample) * clips_->frames_per_clip() + 15) / 16 * 16);
+  return clips_->DecodeClip(
+      index, options_.seed, b.epoch,
+      [&](int k, const YuvView& frame) -> Status {
+        if (b.cancelled.load(std::memory_order_relaxed)) return Cancelled("batch cancelled");
+        if (frame.width != w || frame.height != h)
+          return Unsupported("a frame of ", frame.width, "x", frame.height, " in a ", w, "x", h, " stream");
+        SLUICE_CUDA_RETURN_IF_ERROR(LaunchYuvToRgb(frame, s->rgb, static_cast<ptrdiff_t>(w) * 3, stream));
+        SLUICE_CUDA_RETURN_IF_ERROR(LaunchResizeFinish(descs + k, 1, tiles, taps, gpu_finish_, stream));
+        return Status::OK();
+      },
+      stream);
+}
+
+// Every clip's work has finished (each session waited for its stream): the output is ready.
+void GpuClipExecutor::Finish(ClipBatch& b) {
+  cudaSetDevice(options_.device.index);
+  cudaEvent_t ready = nullptr;
+  if (cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) == cudaSuccess) {
+    cudaEventRecord(ready, b.stream);
+    b.output->ready = ready;
+  }
+  MarkDone(b);
+}
+
+// Kept clips move down over failed ones (on the batch's stream, before the ready event again).
+void GpuClipExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) {
+  auto& b = static_cast<ClipBatch&>(batch);
+  cudaSetDevice(options_.device.index);
+  auto* base = static_cast<uint8_t*>(b.output->data);
+  const int64_t n = static_cast<int64_t>(kept.size());
+  bool moved = false;
+  for (int64_t k = 0; k < n; ++k) {
+    if (kept[static_cast<size_t>(k)] == k) continue;
+    cudaMemcpyAsync(base + clip_bytes_ * k, base + clip_bytes_ * kept[static_cast<size_t>(k)],
+                    static_cast<size_t>(clip_bytes_), cudaMemcpyDeviceToDevice, b.stream);
+    moved = true;
+  }
+  if (moved && b.output->ready != nullptr) cudaEventRecord(b.output->ready, b.stream);
+  const int64_t F = clips_->frames_per_clip(), H = plan_.out_height(), W = plan_.out_width();
+  std::vector<int64_t> shape = options_.layout == Layout::kNCHW ? std::vector<int64_t>{n, F, 3, H, W}
+                                                                  : std::vector<int64_t>{n, F, H, W, 3};
+  auto sync = std::make_shared<BatchSync>(b.output);
+  std::shared_ptr<void> owner(b.output, b.output->data);
+  out->images = Tensor(owner, b.output->data, std::move(shape), options_.dtype, options_.device, sync);
+}
+
+void GpuClipExecutor::FillStats(LoaderStats* s) const {
+  const DevicePool::Usage dev = pool_->usage();
+  s->gpu_memory_in_use = dev.in_use_bytes;
+  s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
+  s->gpu_memory_reserved = dev.reserved_bytes;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BatchWork>> CreateGpuClipExecutor(std::shared_ptr<const ClipSource> clips, const Plan& plan,
+                                                         const LoaderOptions& options) {
+  auto e = std::make_unique<GpuClipExecutor>(std::move(clips), plan, options);
+  SLUICE_RETURN_IF_ERROR(e->Init());
+  return std::unique_ptr<BatchWork>(std::move(e));
+}
+
+}  // namespace sluice
