@@ -4,14 +4,14 @@ Every row loads the clips of sluice.Videos(DATA, sequence_length=L, stride=S, st
 per epoch, shuffled (P = --step, default L * S; DALI gets it too), resizes each frame to --out-size
 (HxW, bilinear, antialiased), normalizes it (ImageNet) to float16: batches (N, F, C, H, W). Rows:
   sluice       sluice.Loader(videos, [Resize, Normalize], num_threads=--threads, device="cpu")
-  sluice-cuda  the same with device="cuda"
+  sluice-cuda  the same with device="cuda": clips decoded on NVDEC, transformed on the GPU
   pyav         torch DataLoader, num_workers=--threads, item i = clip i: PyAV (one thread) seeks to
                the key frame before the clip, decodes forward (frame index = presentation order,
                from sluice's index), rgb24; torch interpolate (bilinear, antialias), normalize
   dali         fn.readers.video(device="gpu") -> fn.resize -> fn.crop_mirror_normalize (FCHW)
 Each row runs in its own process (skipped, with the reason, without CUDA or DALI), takes 1 warm-up
 batch, then times the rest of --epochs epochs or until --max-clips clips. s/epoch = clips per
-epoch / clips/s ("extrapolated" where --max-clips cut the epoch). Peak RSS is the row process's;
+epoch / clips/s ("extrapolated" where --max-clips cut the epoch). Peak RSS: the row process's VmHWM;
 the note adds the summed PSS of it and its workers and, on CUDA, torch's max_memory_allocated.
 
     python bench/video_bench.py DATA [--make N] [--frames 300] [--size 1920x1080]
@@ -28,8 +28,6 @@ import argparse
 import contextlib
 import json
 import os
-import platform
-import resource
 import signal
 import subprocess
 import sys
@@ -55,7 +53,6 @@ def size_arg(text: str) -> tuple[int, int]:
     return int(a), int(b)
 
 
-# ----------------------------------------------------------------------------- data
 def open_videos(args, videos=None):
     import sluice
     return sluice.Videos(videos if videos is not None else args.data, sequence_length=args.sequence_length,
@@ -65,10 +62,9 @@ def open_videos(args, videos=None):
 def make_data(args) -> None:
     from sluice._videos import VIDEO_EXTENSIONS
     from sluice.video_data import make_videos
-
     held = sum(f.lower().endswith(VIDEO_EXTENSIONS) for _, _, fs in os.walk(args.data) for f in fs)
     if held >= args.make:
-        return print(f"{args.data} already holds {held} videos: none written", flush=True)
+        return print(f"{args.data} holds {held} videos: none written", flush=True)
     make_videos(args.data, count=args.make, frames=args.frames, width=args.size[0], height=args.size[1],
                 codec="h264", fps=30, gop=30, bframes=2, progress=True)
 
@@ -82,8 +78,7 @@ def data_info(videos) -> dict:
 
 
 def sample_pss(peak: list, done: threading.Event) -> None:
-    """peak = [bytes, processes]: the largest summed PSS of this process and its children (the
-    DataLoader's workers), sampled from /proc every 0.25 s until done."""
+    """peak = [bytes, processes]: the largest PSS of this process and its children (workers)."""
     me = os.getpid()
     while not done.wait(0.25):
         with open(f"/proc/{me}/task/{me}/children") as f:
@@ -94,9 +89,8 @@ def sample_pss(peak: list, done: threading.Event) -> None:
         peak[:] = max(peak[0], total), max(peak[1], len(pids))
 
 
-# ----------------------------------------------------------------------------- rows
 def epochs(args, loader, start=None):
-    """The clips of each batch of --epochs epochs of a loader; start(e) begins epoch e."""
+    """The clips of each batch of --epochs epochs; start(e) begins epoch e."""
     for e in range(args.epochs):
         if start:
             start(e)
@@ -105,7 +99,6 @@ def epochs(args, loader, start=None):
 
 
 def sluice_row(args, videos, device: str):
-    """(batches of clips, clips per epoch, extra())."""
     import sluice
     import sluice.transforms as T
     try:
@@ -124,8 +117,7 @@ def sluice_row(args, videos, device: str):
 def pyav_items(videos) -> list:
     """Clip i as (path, frames, label, pts of every frame, key frame indices)."""
     import sluice
-    index = {p: sluice._core.video_index(p) for p, _ in videos.videos}
-    labels = dict(videos.videos)
+    index, labels = {p: sluice._core.video_index(p) for p, _ in videos.videos}, dict(videos.videos)
     return [(p, list(f), labels[p], index[p]["pts"], index[p]["keyframes"])
             for p, f in (videos.clip(i) for i in range(len(videos)))]
 
@@ -188,7 +180,7 @@ def dali_row(args, videos):
     except ImportError as e:
         raise RowSkipped(f"DALI is not installed ({e}); pip install nvidia-dali-cuda130") from None
     fn, types = dali.fn, dali.types
-    paths, labels = [p for p, _ in videos.videos], [max(0, l) for _, l in videos.videos]
+    paths, labels = [p for p, _ in videos.videos], [max(0, y) for _, y in videos.videos]
     h, w = args.out_size
 
     @dali.pipeline_def(batch_size=args.batch_size, num_threads=args.threads, device_id=0, seed=0)
@@ -252,11 +244,11 @@ def child(args, system: str) -> dict:
         result = {"error": f"{type(e).__name__}: {first}", "traceback": traceback.format_exc()}
     done.set()
     sampler.join(2)
-    return {**result, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "peak_pss_tree": peak[0], "processes": peak[1]}
+    with open("/proc/self/status") as f:  # VmHWM: getrusage's ru_maxrss keeps the parent's from before exec
+        rss = next(int(ln.split()[1]) * 1024 for ln in f if ln.startswith("VmHWM:"))
+    return {**result, "peak_rss": rss, "peak_pss_tree": peak[0], "processes": peak[1]}
 
 
-# ----------------------------------------------------------------------------- parent
 def run_row(system: str, args, tmp: str) -> dict:
     """One row in its own process group (a timeout kills its workers too): its last JSON line."""
     cmd, t0 = [sys.executable, os.path.abspath(__file__), *sys.argv[1:], "--_child", system], time.perf_counter()
@@ -280,13 +272,11 @@ def machine_info() -> dict:
                             "if torch.cuda.is_available() else 'none')"], capture_output=True, text=True)
     with open("/proc/cpuinfo") as f:  # this process stays CUDA-free
         cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "?")
-    return {"cpus": len(os.sched_getaffinity(0)), "cpu": cpu, "gpu": probe.stdout.strip() or "none",
-            "python": platform.python_version(), "machine": platform.node()}
+    return {"cpus": len(os.sched_getaffinity(0)), "cpu": cpu, "gpu": probe.stdout.strip() or "none"}
 
 
 def check_frames(args, count: int = 2) -> dict:
-    """Every clip of the first `count` videos: the stamped frame numbers from sluice's Loader and
-    the pyav decoder against the clip's frames, their largest pixel difference; clip 0's outputs."""
+    """Frame numbers stamped in each clip of `count` videos, from sluice and the pyav decoder."""
     import numpy as np
     import sluice
     import sluice.transforms as T
@@ -331,7 +321,7 @@ def table(rows: list) -> list:
     for r in rows:
         cells = ["-"] * 4 if "clips_per_s" not in r else [
             f"{r['clips_per_s']:,.1f}", f"{r['frames_per_s']:,.0f}",
-            f"{r['s_per_epoch']:,.1f}" + "*" * (r["epoch_time"] == "extrapolated"), f"{r['peak_rss'] / 2**20:,.0f}"]
+            f"{r['s_per_epoch']:,.2f}" + "*" * (r["epoch_time"] == "extrapolated"), f"{r['peak_rss'] / 2**20:,.0f}"]
         out.append(f"| {r['system']} | {' | '.join(cells)} | {note(r)} |")
     return out
 
@@ -365,17 +355,17 @@ def main() -> None:
         make_data(args)
     m, d = machine_info(), data_info(open_videos(args))
     info = {"machine": m, "data": d, "settings": {k: v for k, v in vars(args).items() if k not in ("json", "_child")}}
-    print(f"\n## Video clips: {m['cpus']} CPUs ({m['cpu']}), GPU {m['gpu']}\n\nData: {args.data}: {d['videos']} "
-          f"videos of {d['frames_min']}-{d['frames_max']} frames, {d['size']} {d['codec']}, {d['bytes'] / 2**20:,.1f} "
-          f"MiB, {d['clips_per_epoch']} clips per epoch. Clips of {args.sequence_length} frames, stride "
-          f"{args.stride}, step {args.step}, frames resized to {'x'.join(map(str, args.out_size))} (HxW), "
-          f"normalized, float16; batch {args.batch_size}, {args.threads} threads or workers, {args.epochs} "
-          f"epoch(s)" + (f", at most {args.max_clips} clips per row" if args.max_clips else "") + ".\n", flush=True)
+    (h, w), most = args.out_size, f", at most {args.max_clips} clips a row" if args.max_clips else ""
+    print(f"\n## Video clips: {m['cpus']} CPUs ({m['cpu']}), GPU {m['gpu']}\n\n{args.data}: {d['videos']} videos, "
+          f"{d['frames_min']}-{d['frames_max']} frames of {d['size']} {d['codec']}, {d['bytes'] / 2**20:,.1f} MiB, "
+          f"{d['clips_per_epoch']} clips an epoch of {args.sequence_length} frames, stride {args.stride}, step "
+          f"{args.step}; to {h}x{w} (HxW) float16, batch {args.batch_size}, {args.threads} threads (workers), "
+          f"{args.epochs} epoch(s){most}.\n", flush=True)
     if args.check:
         c = info["check"] = check_frames(args)
-        print(f"check, {c['clips']} clips: frame numbers {c['mismatches'] or 'all right'}; sluice against pyav: "
-              f"pixels within {c['max_pixel_diff']} levels; clip 0's outputs: mean |diff| "
-              f"{c['output_mean_abs_diff']:.4f}, max {c['output_max_abs_diff']:.3f}\n", flush=True)
+        print(f"check, {c['clips']} clips: frame numbers {c['mismatches'] or 'right'}; sluice against pyav: pixels "
+              f"within {c['max_pixel_diff']}, clip 0's outputs |diff| mean {c['output_mean_abs_diff']:.4f}, max "
+              f"{c['output_max_abs_diff']:.3f}\n", flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for system in args.systems.split(","):
