@@ -88,14 +88,14 @@ Clip ClipSource::ClipAt(int64_t index, uint64_t seed, int64_t epoch) const {
 }
 
 Status ClipSource::DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out,
-                              void* nvdec_stream) const {
+                              void* nvdec_stream, NvdecDecoderSlot* nvdec_slot) const {
   const Clip clip = ClipAt(index, seed, epoch);
   const VideoIndex& vindex = indexes_[static_cast<size_t>(clip.video)];
   std::vector<int64_t> frames(static_cast<size_t>(clip.length));
   for (int k = 0; k < clip.length; ++k) frames[static_cast<size_t>(k)] = clip.Frame(k);
   const std::string& path = videos_[static_cast<size_t>(clip.video)].path;
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<VideoDecoder> decoder, nvdec_stream != nullptr
-                                                                     ? VideoDecoder::OpenNvdec(path, vindex, nvdec_stream)
+                                                                     ? VideoDecoder::OpenNvdec(path, vindex, nvdec_stream, nvdec_slot)
                                                                      : VideoDecoder::Open(path, vindex));
   const Status s = decoder->Decode(frames, [&](size_t k, const YuvView& frame) { return out(static_cast<int>(k), frame); });
   if (!s.ok())

@@ -27,6 +27,8 @@
 
 namespace sluice {
 
+struct NvdecDecoderSlot;  // video/nvdec_pictures.h
+
 class ClipSource : public Source {
  public:
   struct Options {
@@ -56,10 +58,10 @@ class ClipSource : public Source {
   Clip ClipAt(int64_t index, uint64_t seed, int64_t epoch) const;
   // Decodes that clip's frames in order, calling `out` for each (k = 0 .. frames_per_clip() - 1):
   // on the CPU, or with `nvdec_stream` (a cudaStream_t) on the current GPU's NVDEC, the pictures
-  // then in device memory (VideoDecoder::OpenNvdec). Errors: the decoder's, naming the frames;
-  // the caller adds name().
-  Status DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out,
-                    void* nvdec_stream = nullptr) const;
+  // then in device memory (VideoDecoder::OpenNvdec, keeping its decoder in `nvdec_slot`). Errors:
+  // the decoder's, naming the frames; the caller adds name().
+  Status DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out, void* nvdec_stream = nullptr,
+                    NvdecDecoderSlot* nvdec_slot = nullptr) const;
 
   const std::vector<Sample>& videos() const { return videos_; }
   const VideoIndex& index_of(size_t video) const { return indexes_[video]; }

@@ -3,7 +3,8 @@
 
 namespace sluice {
 
-Result<std::unique_ptr<VideoDecoder>> VideoDecoder::OpenNvdec(const std::string&, const VideoIndex&, void*) {
+Result<std::unique_ptr<VideoDecoder>> VideoDecoder::OpenNvdec(const std::string&, const VideoIndex&, void*,
+                                                              NvdecDecoderSlot*) {
   return FailedPrecondition("NVDEC: this build of sluice has no CUDA path");
 }
 

@@ -31,17 +31,27 @@ YuvMatrix MatrixOf(unsigned char coefficients) {
 }  // namespace
 
 Result<std::unique_ptr<VideoDecoder>> VideoDecoder::OpenNvdec(const std::string& path, const VideoIndex& index,
-                                                              void* stream) {
+                                                              void* stream, NvdecDecoderSlot* slot) {
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Demuxer> demuxer, Demuxer::Open(path, /*probe=*/false));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvdecPictures> pictures,
-                          NvdecPictures::Create(*demuxer, static_cast<cudaStream_t>(stream)));
+                          NvdecPictures::Create(*demuxer, static_cast<cudaStream_t>(stream), slot));
   return std::make_unique<VideoDecoder>(std::move(demuxer), index, std::move(pictures));
 }
 
-NvdecPictures::NvdecPictures(const Demuxer& demuxer, const NvcuvidApi& nv, cudaVideoCodec codec, cudaStream_t stream)
-    : demuxer_(demuxer), nv_(nv), codec_(codec), stream_(stream) {}
+NvdecDecoderSlot::~NvdecDecoderSlot() {
+  if (decoder != nullptr) nv->cuvidDestroyDecoder(decoder);
+}
 
-Result<std::unique_ptr<NvdecPictures>> NvdecPictures::Create(const Demuxer& demuxer, cudaStream_t stream) {
+NvdecPictures::NvdecPictures(const Demuxer& demuxer, const NvcuvidApi& nv, cudaVideoCodec codec, cudaStream_t stream,
+                             NvdecDecoderSlot* slot)
+    : demuxer_(demuxer), nv_(nv), codec_(codec), stream_(stream),
+      own_slot_(slot == nullptr ? std::make_unique<NvdecDecoderSlot>() : nullptr),
+      slot_(slot == nullptr ? own_slot_.get() : slot) {
+  slot_->nv = &nv;
+}
+
+Result<std::unique_ptr<NvdecPictures>> NvdecPictures::Create(const Demuxer& demuxer, cudaStream_t stream,
+                                                             NvdecDecoderSlot* slot) {
   SLUICE_ASSIGN_OR_RETURN(const NvcuvidApi* nv, NvcuvidApi::Get());
   const FfmpegApi& av = demuxer.av();
   const AVCodecID id = demuxer.codec().codec_id;
@@ -49,7 +59,7 @@ Result<std::unique_ptr<NvdecPictures>> NvdecPictures::Create(const Demuxer& demu
   if (codec == cudaVideoCodec_NumCodecs) return Unsupported("NVDEC has no engine for ", av.avcodec_get_name(id));
   if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess)  // the device's context, current on this thread
     return FailedPrecondition("NVDEC needs a CUDA device: ", cudaGetErrorString(e));
-  std::unique_ptr<NvdecPictures> p(new NvdecPictures(demuxer, *nv, codec, stream));
+  std::unique_ptr<NvdecPictures> p(new NvdecPictures(demuxer, *nv, codec, stream, slot));
   const char* filter = id == AV_CODEC_ID_H264 ? "h264_mp4toannexb" : id == AV_CODEC_ID_HEVC ? "hevc_mp4toannexb" : nullptr;
   if (filter != nullptr) {
     const AVBitStreamFilter* f = av.av_bsf_get_by_name(filter);
@@ -69,7 +79,6 @@ Result<std::unique_ptr<NvdecPictures>> NvdecPictures::Create(const Demuxer& demu
 
 NvdecPictures::~NvdecPictures() {
   if (parser_ != nullptr) nv_.cuvidDestroyVideoParser(parser_);
-  if (decoder_ != nullptr) nv_.cuvidDestroyDecoder(decoder_);
   const FfmpegApi& av = demuxer_.av();
   av.av_packet_free(&filtered_);
   av.av_bsf_free(&bsf_);
@@ -139,8 +148,8 @@ int CUDAAPI NvdecPictures::OnSequence(void* self, CUVIDEOFORMAT* format) {
 
 int CUDAAPI NvdecPictures::OnDecode(void* self, CUVIDPICPARAMS* picture) {
   auto* p = static_cast<NvdecPictures*>(self);
-  if (p->decoder_ == nullptr) return 0;
-  if (const CUresult r = p->nv_.cuvidDecodePicture(p->decoder_, picture); r != CUDA_SUCCESS) {
+  if (p->slot_->decoder == nullptr) return 0;
+  if (const CUresult r = p->nv_.cuvidDecodePicture(p->slot_->decoder, picture); r != CUDA_SUCCESS) {
     p->failed_ = CorruptData("NVDEC could not decode a picture: ", CuResultText(r));
     return 0;
   }
@@ -154,9 +163,13 @@ int CUDAAPI NvdecPictures::OnDisplay(void* self, CUVIDPARSERDISPINFO* info) {
 
 int NvdecPictures::Sequence(const CUVIDEOFORMAT& f) {
   const unsigned surfaces = std::max<unsigned>(f.min_num_decode_surfaces, 8) + 4;
-  if (decoder_ != nullptr && f.coded_width == format_.coded_width && f.coded_height == format_.coded_height &&
-      std::memcmp(&f.display_area, &format_.display_area, sizeof(f.display_area)) == 0 && surfaces <= surfaces_)
-    return static_cast<int>(surfaces_);
+  NvdecDecoderSlot& d = *slot_;
+  if (d.decoder != nullptr && f.codec == d.format.codec && f.coded_width == d.format.coded_width &&
+      f.coded_height == d.format.coded_height &&
+      std::memcmp(&f.display_area, &d.format.display_area, sizeof(f.display_area)) == 0 && surfaces <= d.surfaces) {
+    d.format = f;  // the same decoder; this video's colour description
+    return static_cast<int>(d.surfaces);
+  }
   if (f.chroma_format != cudaVideoChromaFormat_420 || f.bit_depth_luma_minus8 != 0) {
     failed_ = Unsupported("NVDEC path: sluice reads 8-bit 4:2:0 video (this is ", 8 + f.bit_depth_luma_minus8,
                           "-bit, chroma format ", static_cast<int>(f.chroma_format), ")");
@@ -177,8 +190,8 @@ int NvdecPictures::Sequence(const CUVIDEOFORMAT& f) {
                           caps.nMaxWidth, "x", caps.nMaxHeight, "; this video is ", f.coded_width, "x", f.coded_height);
     return 0;
   }
-  if (decoder_ != nullptr) nv_.cuvidDestroyDecoder(decoder_);
-  decoder_ = nullptr;
+  if (d.decoder != nullptr) nv_.cuvidDestroyDecoder(d.decoder);
+  d.decoder = nullptr;
   CUVIDDECODECREATEINFO info{};
   info.ulWidth = f.coded_width;
   info.ulHeight = f.coded_height;
@@ -197,14 +210,14 @@ int NvdecPictures::Sequence(const CUVIDEOFORMAT& f) {
   info.ulTargetWidth = static_cast<unsigned>((f.display_area.right - f.display_area.left + 1) & ~1);
   info.ulTargetHeight = static_cast<unsigned>((f.display_area.bottom - f.display_area.top + 1) & ~1);
   info.ulNumOutputSurfaces = 2;
-  if (const CUresult r = nv_.cuvidCreateDecoder(&decoder_, &info); r != CUDA_SUCCESS) {
-    decoder_ = nullptr;
+  if (const CUresult r = nv_.cuvidCreateDecoder(&d.decoder, &info); r != CUDA_SUCCESS) {
+    d.decoder = nullptr;
     failed_ = FailedPrecondition("cannot make an NVDEC decoder: ", CuResultText(r));
     return 0;
   }
-  format_ = f;
-  surfaces_ = surfaces;
-  target_height_ = static_cast<unsigned>(info.ulTargetHeight);
+  d.format = f;
+  d.surfaces = surfaces;
+  d.target_height = static_cast<unsigned>(info.ulTargetHeight);
   return static_cast<int>(surfaces);
 }
 
@@ -219,26 +232,27 @@ Status NvdecPictures::TakeShown(const PictureFn& out) {
     proc.output_stream = stream_;
     unsigned long long frame = 0;
     unsigned pitch = 0;
-    if (const CUresult r = nv_.cuvidMapVideoFrame64(decoder_, info.picture_index, &frame, &pitch, &proc);
+    const NvdecDecoderSlot& d = *slot_;
+    if (const CUresult r = nv_.cuvidMapVideoFrame64(d.decoder, info.picture_index, &frame, &pitch, &proc);
         r != CUDA_SUCCESS) {
       status = CorruptData("NVDEC could not map a picture: ", CuResultText(r));
       break;
     }
     YuvView view;
     view.y = reinterpret_cast<const uint8_t*>(frame);
-    view.u = view.y + static_cast<size_t>(pitch) * target_height_;
+    view.u = view.y + static_cast<size_t>(pitch) * d.target_height;
     view.v = view.u + 1;
     view.y_stride = view.uv_stride = pitch;
     view.uv_step = 2;
-    view.width = format_.display_area.right - format_.display_area.left;
-    view.height = format_.display_area.bottom - format_.display_area.top;
-    view.matrix = MatrixOf(format_.video_signal_description.matrix_coefficients);
-    view.full_range = format_.video_signal_description.video_full_range_flag != 0;
+    view.width = d.format.display_area.right - d.format.display_area.left;
+    view.height = d.format.display_area.bottom - d.format.display_area.top;
+    view.matrix = MatrixOf(d.format.video_signal_description.matrix_coefficients);
+    view.full_range = d.format.video_signal_description.video_full_range_flag != 0;
     status = out(info.timestamp, view);
     // The work `out` queued reads the picture: done before it is released.
     if (const cudaError_t e = cudaStreamSynchronize(stream_); e != cudaSuccess && status.ok())
       status = Internal("CUDA: ", cudaGetErrorString(e));
-    nv_.cuvidUnmapVideoFrame64(decoder_, frame);
+    nv_.cuvidUnmapVideoFrame64(d.decoder, frame);
   }
   shown_.clear();
   return status;

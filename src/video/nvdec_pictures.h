@@ -20,18 +20,33 @@
 
 namespace sluice {
 
+// An NVDEC decoder and the format it was made for, kept from video to video by one decode session
+// (VideoDecoder::OpenNvdec's `slot`): made again only when a video's coded size, display area or
+// codec differs. Destroys the decoder; used by one thread at a time, with the same CUDA device.
+struct NvdecDecoderSlot {
+  ~NvdecDecoderSlot();
+  const NvcuvidApi* nv = nullptr;
+  CUvideodecoder decoder = nullptr;
+  CUVIDEOFORMAT format{};
+  unsigned surfaces = 0;
+  unsigned target_height = 0;  // the output surface's rows (the chroma plane follows them)
+};
+
 class NvdecPictures : public PictureSource {
  public:
-  // For `demuxer`'s stream (which must outlive it). Errors: FailedPrecondition (no GPU, no
-  // libnvcuvid), Unsupported (a codec NVDEC has no engine for).
-  static Result<std::unique_ptr<NvdecPictures>> Create(const Demuxer& demuxer, cudaStream_t stream);
+  // For `demuxer`'s stream (which must outlive it); the decoder kept in `slot` (null: its own).
+  // Errors: FailedPrecondition (no GPU, no libnvcuvid), Unsupported (a codec NVDEC has no engine
+  // for).
+  static Result<std::unique_ptr<NvdecPictures>> Create(const Demuxer& demuxer, cudaStream_t stream,
+                                                       NvdecDecoderSlot* slot = nullptr);
   ~NvdecPictures() override;
 
   Status Restart() override;
   Status Send(AVPacket* packet, const PictureFn& out) override;
 
  private:
-  NvdecPictures(const Demuxer& demuxer, const NvcuvidApi& nv, cudaVideoCodec codec, cudaStream_t stream);
+  NvdecPictures(const Demuxer& demuxer, const NvcuvidApi& nv, cudaVideoCodec codec, cudaStream_t stream,
+                NvdecDecoderSlot* slot);
   static int CUDAAPI OnSequence(void* self, CUVIDEOFORMAT* format);
   static int CUDAAPI OnDecode(void* self, CUVIDPICPARAMS* picture);
   static int CUDAAPI OnDisplay(void* self, CUVIDPARSERDISPINFO* info);
@@ -48,10 +63,8 @@ class NvdecPictures : public PictureSource {
   AVBSFContext* bsf_ = nullptr;  // to start codes (null where the packets need none)
   AVPacket* filtered_ = nullptr;
   CUvideoparser parser_ = nullptr;
-  CUvideodecoder decoder_ = nullptr;
-  CUVIDEOFORMAT format_{};  // the decoder's
-  unsigned surfaces_ = 0;
-  unsigned target_height_ = 0;  // the output surface's rows (the chroma plane follows them)
+  std::unique_ptr<NvdecDecoderSlot> own_slot_;  // when no session keeps the decoder
+  NvdecDecoderSlot* slot_;
   std::vector<CUVIDPARSERDISPINFO> shown_;
   Status failed_;  // an error inside a parser callback
 };

@@ -29,6 +29,8 @@
 
 namespace sluice {
 
+struct NvdecDecoderSlot;  // video/nvdec_pictures.h
+
 class VideoDecoder {
  public:
   using FrameFn = std::function<Status(size_t k, const YuvView& picture)>;
@@ -38,10 +40,11 @@ class VideoDecoder {
   static Result<std::unique_ptr<VideoDecoder>> Open(const std::string& path, const VideoIndex& index, int threads = 1);
   // On NVDEC, the current CUDA device's video engines; pictures are mapped on `stream` (a
   // cudaStream_t), and `out` may queue work on it that reads the picture: it is waited for before
-  // the picture is released. FailedPrecondition without the CUDA path, a GPU or libnvcuvid;
-  // Unsupported for a codec, format or size the engines do not decode.
+  // the picture is released. `slot` (a decode session's, or null) keeps the NVDEC decoder for the
+  // next video. FailedPrecondition without the CUDA path, a GPU or libnvcuvid; Unsupported for a
+  // codec, format or size the engines do not decode.
   static Result<std::unique_ptr<VideoDecoder>> OpenNvdec(const std::string& path, const VideoIndex& index,
-                                                         void* stream);
+                                                         void* stream, NvdecDecoderSlot* slot = nullptr);
   VideoDecoder(std::unique_ptr<Demuxer> demuxer, const VideoIndex& index, std::unique_ptr<PictureSource> pictures);
   ~VideoDecoder();
   VideoDecoder(const VideoDecoder&) = delete;

@@ -17,6 +17,7 @@
 #include "kernels/yuv/yuv_gpu.h"
 #include "pipeline/gpu/batch_sync.h"
 #include "video/nvcuvid_api.h"
+#include "video/nvdec_pictures.h"
 
 namespace sluice {
 
@@ -41,6 +42,7 @@ struct ClipBatch : RingBatch {
 // A decode session's memory: one frame as RGB8, and the clip's descriptors and tap tables.
 struct Session {
   CudaStream stream;
+  NvdecDecoderSlot decoder;  // kept from clip to clip
   uint8_t* rgb = nullptr;
   size_t rgb_bytes = 0;
   uint8_t* table = nullptr;
@@ -232,7 +234,7 @@ Status GpuClipExecutor::RunClip(ClipBatch& b, int i, Session* s) {
         SLUICE_CUDA_RETURN_IF_ERROR(LaunchResizeFinish(descs + k, 1, tiles, taps, gpu_finish_, stream));
         return Status::OK();
       },
-      stream);
+      stream, &s->decoder);
 }
 
 // Every clip's work has finished (each session waited for its stream): the output is ready.
