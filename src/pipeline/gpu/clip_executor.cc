@@ -12,10 +12,10 @@
 #include "gpu/cuda_util.h"
 #include "gpu/device.h"
 #include "gpu/device_pool.h"
-#include "kernels/finish/finish_cpu.h"
 #include "kernels/resize/resize_gpu.h"
 #include "kernels/yuv/yuv_gpu.h"
 #include "pipeline/gpu/batch_sync.h"
+#include "pipeline/gpu/finish_lut.h"
 #include "video/nvcuvid_api.h"
 #include "video/nvdec_pictures.h"
 
@@ -104,17 +104,10 @@ Status GpuClipExecutor::Init() {
     streams_.push_back(std::make_unique<CudaStream>());
     SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
   }
-  const FinishLut lut = FinishLut::Build(finish_);
-  const cudaStream_t s = streams_[0]->get();
-  lut_bytes_ = sizeof(lut.f32) + sizeof(lut.f16);
-  SLUICE_ASSIGN_OR_RETURN(void* lut_dev, pool_->Allocate(lut_bytes_, s));
-  lut_dev_ = static_cast<uint8_t*>(lut_dev);
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(lut_dev_, lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice, s));
-  SLUICE_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(lut_dev_ + sizeof(lut.f32), lut.f16, sizeof(lut.f16), cudaMemcpyHostToDevice, s));
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s));
-  gpu_finish_ = GpuFinish{options_.dtype, options_.layout, reinterpret_cast<const float*>(lut_dev_),
-                          reinterpret_cast<const uint16_t*>(lut_dev_ + sizeof(lut.f32))};
+  SLUICE_ASSIGN_OR_RETURN(const DeviceFinishLut lut, UploadFinishLut(finish_, pool_.get(), streams_[0]->get()));
+  lut_dev_ = lut.data;
+  lut_bytes_ = lut.bytes;
+  gpu_finish_ = lut.finish;
   // Decode sessions: one thread and stream each, a few (the engines number up to 7 or 8).
   const int sessions = std::clamp(*options_.num_threads, 1, 8);
   for (int i = 0; i < sessions; ++i) {

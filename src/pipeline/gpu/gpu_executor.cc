@@ -19,6 +19,7 @@
 #include "pipeline/gpu/batch_layout.h"
 #include "pipeline/gpu/batch_sync.h"
 #include "pipeline/gpu/decoders.h"
+#include "pipeline/gpu/finish_lut.h"
 #include "pipeline/gpu/launch.h"
 #include "pipeline/gpu/route_assignment.h"
 #include "pipeline/gpu/route_scheduler.h"
@@ -130,17 +131,10 @@ Status GpuExecutor::Init() {
 
 // The finish step's lookup tables, once, on the device.
 Status GpuExecutor::InitFinish() {
-  const FinishLut lut = FinishLut::Build(finish_);
-  const cudaStream_t s = streams_[0]->get();
-  lut_bytes_ = sizeof(lut.f32) + sizeof(lut.f16);
-  SLUICE_ASSIGN_OR_RETURN(void* lut_dev, pool_->Allocate(lut_bytes_, s));
-  lut_dev_ = static_cast<uint8_t*>(lut_dev);
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(lut_dev_, lut.f32, sizeof(lut.f32), cudaMemcpyHostToDevice, s));
-  SLUICE_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(lut_dev_ + sizeof(lut.f32), lut.f16, sizeof(lut.f16), cudaMemcpyHostToDevice, s));
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s));
-  gpu_finish_ = GpuFinish{options_.dtype, options_.layout, reinterpret_cast<const float*>(lut_dev_),
-                          reinterpret_cast<const uint16_t*>(lut_dev_ + sizeof(lut.f32))};
+  SLUICE_ASSIGN_OR_RETURN(const DeviceFinishLut lut, UploadFinishLut(finish_, pool_.get(), streams_[0]->get()));
+  lut_dev_ = lut.data;
+  lut_bytes_ = lut.bytes;
+  gpu_finish_ = lut.finish;
   return Status::OK();
 }
 
