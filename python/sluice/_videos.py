@@ -1,4 +1,4 @@
-"""sluice.Videos: clips of videos as a Loader source, decoded with FFmpeg's libavcodec."""
+"""sluice.Videos: clips of videos as a Loader source, decoded by FFmpeg's libavcodec or NVDEC."""
 from __future__ import annotations
 
 import os
@@ -85,8 +85,10 @@ class Videos:
             video's path, size and modification time (a video rewritten is indexed again).
             ``"default"``: ``$SLUICE_CACHE/index`` (``~/.cache/sluice/index``); ``None``: none.
 
-    Frames are decoded on the CPU (libavcodec, one thread per clip, clips decoded in parallel);
-    with ``device="cuda"`` the batches are copied to the GPU.
+    With ``device="cpu"`` frames are decoded by FFmpeg's libavcodec, one clip per thread, clips in
+    parallel. With ``device="cuda"`` they are decoded by NVDEC, the GPU's video engines, and
+    transformed on the GPU; lists with transforms that path lacks (colour, warps, erasing) are
+    decoded on the CPU and the batches copied over (docs/video.md).
     """
 
     def __init__(self, videos: Any, labels: Sequence[int] | None = None, *, sequence_length: int = 16,
