@@ -26,15 +26,18 @@ VIDEOS = {
 }
 
 
+def write_videos(root, specs: dict) -> dict:
+    """name -> path of each video of `specs` (name: make_video arguments), written in `root`."""
+    out = {}
+    for seed, (name, kw) in enumerate(specs.items()):
+        out[name] = str(root / name)
+        video_data.make_video(out[name], seed=seed, **kw)
+    return out
+
+
 @pytest.fixture(scope="module")
 def videos(tmp_path_factory) -> dict:
-    root = tmp_path_factory.mktemp("videos")
-    out = {}
-    for name, kw in VIDEOS.items():
-        path = str(root / name)
-        video_data.make_video(path, seed=len(out), **kw)
-        out[name] = path
-    return out
+    return write_videos(tmp_path_factory.mktemp("videos"), VIDEOS)
 
 
 def pyav_frames(path: str) -> list:
@@ -210,12 +213,7 @@ NVDEC_VIDEOS = {
 
 @pytest.fixture(scope="module")
 def nvdec_videos(tmp_path_factory) -> dict:
-    root = tmp_path_factory.mktemp("nvdec_videos")
-    out = {}
-    for name, kw in NVDEC_VIDEOS.items():
-        out[name] = str(root / name)
-        video_data.make_video(out[name], seed=len(out), **kw)
-    return out
+    return write_videos(tmp_path_factory.mktemp("nvdec_videos"), NVDEC_VIDEOS)
 
 
 @needs_gpu

@@ -71,7 +71,12 @@ class GpuClipExecutor : public BatchWork {
   void ProcessClip(const std::shared_ptr<ClipBatch>& b, int i, int worker);
   Status RunClip(ClipBatch& b, int i, Session* s);
   // The clip's frame descriptors and taps, packed and uploaded to the session's table.
-  Result<GpuResizeSample*> UploadDescriptors(const SampleGeometry& geo, int w, int h, uint8_t* slot, Session* s);
+  struct FrameKernels {
+    const GpuResizeSample* descs = nullptr;  // one per frame (device)
+    const int32_t* taps = nullptr;           // their tap tables (device)
+    int tiles = 0;                           // per frame
+  };
+  Result<FrameKernels> UploadDescriptors(const SampleGeometry& geo, int w, int h, uint8_t* slot, Session* s);
   Status Grow(uint8_t** p, size_t* have, size_t want, cudaStream_t stream);
   void Finish(ClipBatch& b);
 
@@ -173,8 +178,8 @@ Status GpuClipExecutor::Grow(uint8_t** p, size_t* have, size_t want, cudaStream_
   return Status::OK();
 }
 
-Result<GpuResizeSample*> GpuClipExecutor::UploadDescriptors(const SampleGeometry& geo, int w, int h, uint8_t* slot,
-                                                           Session* s) {
+Result<GpuClipExecutor::FrameKernels> GpuClipExecutor::UploadDescriptors(const SampleGeometry& geo, int w, int h,
+                                                                         uint8_t* slot, Session* s) {
   if (geo.num_segments != 1 || geo.warps[0].enabled)
     return Unsupported("video clips on the GPU path: a transform list of more than one resampling pass");
   const ResizeParams& p = geo.segments[0];
@@ -199,7 +204,8 @@ Result<GpuResizeSample*> GpuClipExecutor::UploadDescriptors(const SampleGeometry
   const cudaStream_t stream = s->stream.get();
   SLUICE_RETURN_IF_ERROR(Grow(&s->table, &s->table_bytes, bytes, stream));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s->table, s->host.data(), bytes, cudaMemcpyHostToDevice, stream));
-  return reinterpret_cast<GpuResizeSample*>(s->table);
+  return FrameKernels{reinterpret_cast<const GpuResizeSample*>(s->table),
+                      reinterpret_cast<const int32_t*>(s->table + taps_at), ResizeTiles(d)};
 }
 
 Status GpuClipExecutor::RunClip(ClipBatch& b, int i, Session* s) {
@@ -214,9 +220,7 @@ Status GpuClipExecutor::RunClip(ClipBatch& b, int i, Session* s) {
   const cudaStream_t stream = s->stream.get();
   SLUICE_RETURN_IF_ERROR(Grow(&s->rgb, &s->rgb_bytes, static_cast<size_t>(w) * h * 3, stream));
   uint8_t* slot = static_cast<uint8_t*>(b.output->data) + clip_bytes_ * i;
-  SLUICE_ASSIGN_OR_RETURN(GpuResizeSample* descs, UploadDescriptors(geo, w, h, slot, s));
-  const int tiles = ResizeTiles(*reinterpret_cast<const GpuResizeSample*>(s->host.data()));
-  const int32_t* taps = reinterpret_cast<const int32_t*>(s->table + (sizeof(GpuResizeSample) * clips_->frames_per_clip() + 15) / 16 * 16);
+  SLUICE_ASSIGN_OR_RETURN(const FrameKernels kernels, UploadDescriptors(geo, w, h, slot, s));
   return clips_->DecodeClip(
       index, options_.seed, b.epoch,
       [&](int k, const YuvView& frame) -> Status {
@@ -224,7 +228,8 @@ Status GpuClipExecutor::RunClip(ClipBatch& b, int i, Session* s) {
         if (frame.width != w || frame.height != h)
           return Unsupported("a frame of ", frame.width, "x", frame.height, " in a ", w, "x", h, " stream");
         SLUICE_CUDA_RETURN_IF_ERROR(LaunchYuvToRgb(frame, s->rgb, static_cast<ptrdiff_t>(w) * 3, stream));
-        SLUICE_CUDA_RETURN_IF_ERROR(LaunchResizeFinish(descs + k, 1, tiles, taps, gpu_finish_, stream));
+        SLUICE_CUDA_RETURN_IF_ERROR(
+            LaunchResizeFinish(kernels.descs + k, 1, kernels.tiles, kernels.taps, gpu_finish_, stream));
         return Status::OK();
       },
       stream, &s->decoder);
