@@ -100,6 +100,7 @@ set(SLUICE_CUDA_SOURCES
   src/video/nvcuvid_api.cc
   src/video/nvdec_pictures.cc
   src/kernels/yuv/yuv_gpu.cu
+  src/kernels/yuv/yuv_resize_gpu.cu
   src/kernels/resize/resize_gpu.cu
   src/kernels/color/color_gpu.cu
   src/kernels/warp/warp_gpu.cu

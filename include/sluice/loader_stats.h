@@ -25,6 +25,7 @@ struct LoaderStats {
   int64_t samples = 0;        // samples delivered in batches
   int64_t batches = 0;
   int64_t bytes_read = 0;
+  int64_t video_frames_decoded = 0;  // video clips: pictures decoded (wanted or passed on the way)
   double read_s = 0;          // reading files (I/O threads)
   double decode_s = 0;        // header parse, parameter draw, decode, EXIF rotation
   double transform_s = 0;     // resampling (crop, resize, flip, pad)

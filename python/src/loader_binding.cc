@@ -38,6 +38,7 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   d["samples"] = s.samples;
   d["batches"] = s.batches;
   d["bytes_read"] = s.bytes_read;
+  if (s.video_frames_decoded > 0) d["video_frames_decoded"] = s.video_frames_decoded;
   auto stages = [](double read, double decode, double transform, double collate) {
     nb::dict t;
     t["read"] = read, t["decode"] = decode, t["transform"] = transform, t["collate"] = collate;

@@ -28,6 +28,7 @@ struct StageCounters {
   std::atomic<int64_t> collate_cpu_ns{0};
   std::atomic<int64_t> wait_ns{0};
   std::atomic<int64_t> bytes_read{0};
+  std::atomic<int64_t> video_pictures{0};  // pictures the video decoders put out
 
   std::atomic<int64_t> samples{0};  // delivered in batches
   std::atomic<int64_t> batches{0};
@@ -35,7 +36,7 @@ struct StageCounters {
 
   void Reset() {
     for (auto* c : {&read_ns, &decode_ns, &transform_ns, &collate_ns, &read_cpu_ns, &decode_cpu_ns, &transform_cpu_ns,
-                    &collate_cpu_ns, &wait_ns, &bytes_read, &samples, &batches})
+                    &collate_cpu_ns, &wait_ns, &bytes_read, &video_pictures, &samples, &batches})
       c->store(0, std::memory_order_relaxed);
     start_ns.store(NowNs());
   }
@@ -46,6 +47,7 @@ struct StageCounters {
     s->samples = samples.load();
     s->batches = batches.load();
     s->bytes_read = bytes_read.load();
+    s->video_frames_decoded = video_pictures.load();
     s->read_s = sec(read_ns);
     s->decode_s = sec(decode_ns);
     s->transform_s = sec(transform_ns);

@@ -87,21 +87,96 @@ Clip ClipSource::ClipAt(int64_t index, uint64_t seed, int64_t epoch) const {
   return layout_.At(index, seed, static_cast<uint64_t>(epoch));
 }
 
-Status ClipSource::DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out,
-                              void* nvdec_stream, NvdecDecoderSlot* nvdec_slot) const {
-  const Clip clip = ClipAt(index, seed, epoch);
-  const VideoIndex& vindex = indexes_[static_cast<size_t>(clip.video)];
-  std::vector<int64_t> frames(static_cast<size_t>(clip.length));
-  for (int k = 0; k < clip.length; ++k) frames[static_cast<size_t>(k)] = clip.Frame(k);
-  const std::string& path = videos_[static_cast<size_t>(clip.video)].path;
+Status ClipSource::DecodeFrames(size_t video, std::span<const int64_t> frames,
+                                const std::function<Status(size_t e, const YuvView&)>& out, void* nvdec_stream,
+                                NvdecDecoderSlot* nvdec_slot, int64_t* pictures) const {
+  const VideoIndex& vindex = indexes_[video];
+  const std::string& path = videos_[video].path;
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<VideoDecoder> decoder, nvdec_stream != nullptr
                                                                      ? VideoDecoder::OpenNvdec(path, vindex, nvdec_stream, nvdec_slot)
                                                                      : VideoDecoder::Open(path, vindex));
-  const Status s = decoder->Decode(frames, [&](size_t k, const YuvView& frame) { return out(static_cast<int>(k), frame); });
+  const Status s = decoder->Decode(frames, out);
+  *pictures += decoder->pictures();
   if (!s.ok())
-    return Status(s.code(), "clip of frames " + std::to_string(frames.front()) + "-" + std::to_string(frames.back()) +
-                                ": " + s.message());
+    return Status(s.code(), "clip of frames " + std::to_string(frames.front()) + "-" + std::to_string(frames.back()) + ": " +
+                                s.message());
   return Status::OK();
+}
+
+Status ClipSource::DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out,
+                              void* nvdec_stream, NvdecDecoderSlot* nvdec_slot) const {
+  const int64_t one[] = {index};
+  return DecodeClips(one, seed, epoch, [&](size_t, int k, const YuvView& frame) { return out(k, frame); },
+                     nvdec_stream, nvdec_slot)
+      .status[0];
+}
+
+ClipSource::Decoded ClipSource::DecodeClips(std::span<const int64_t> indices, uint64_t seed, int64_t epoch,
+                                            const ClipFrameFn& out, void* nvdec_stream,
+                                            NvdecDecoderSlot* nvdec_slot) const {
+  Decoded d;
+  if (indices.empty()) return d;
+  // Every (clip, frame) wanted, in the video's order.
+  struct Want {
+    int64_t frame;
+    size_t j;
+    int k;
+  };
+  std::vector<Want> wants;
+  size_t video = 0;
+  for (size_t j = 0; j < indices.size(); ++j) {
+    const Clip clip = ClipAt(indices[j], seed, epoch);
+    video = static_cast<size_t>(clip.video);
+    for (int k = 0; k < clip.length; ++k) wants.push_back({clip.Frame(k), j, k});
+  }
+  std::stable_sort(wants.begin(), wants.end(), [](const Want& a, const Want& b) { return a.frame < b.frame; });
+  std::vector<int64_t> frames(wants.size());
+  for (size_t e = 0; e < wants.size(); ++e) frames[e] = wants[e].frame;
+  const Status joint = DecodeFrames(
+      video, frames, [&](size_t e, const YuvView& pic) { return out(wants[e].j, wants[e].k, pic); }, nvdec_stream,
+      nvdec_slot, &d.pictures);
+  if (joint.ok() || indices.size() == 1 || joint.code() == StatusCode::kCancelled) {
+    d.status.assign(indices.size(), joint);
+    return d;
+  }
+  d.status.resize(indices.size());
+  for (size_t j = 0; j < indices.size(); ++j) {
+    const Clip clip = ClipAt(indices[j], seed, epoch);
+    std::vector<int64_t> own(static_cast<size_t>(clip.length));
+    for (int k = 0; k < clip.length; ++k) own[static_cast<size_t>(k)] = clip.Frame(k);
+    d.status[j] = DecodeFrames(
+        video, own, [&](size_t k, const YuvView& pic) { return out(j, static_cast<int>(k), pic); }, nvdec_stream,
+        nvdec_slot, &d.pictures);
+  }
+  return d;
+}
+
+std::vector<std::vector<int>> ClipSource::GroupByVideo(std::span<const int64_t> indices, uint64_t seed,
+                                                        int64_t epoch, int max_group) const {
+  std::vector<std::vector<int>> by_video;
+  std::vector<size_t> video_of_group;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const size_t v = VideoOf(indices[i]);
+    const auto at = std::find(video_of_group.begin(), video_of_group.end(), v);
+    if (at == video_of_group.end()) {
+      video_of_group.push_back(v);
+      by_video.push_back({static_cast<int>(i)});
+    } else {
+      by_video[static_cast<size_t>(at - video_of_group.begin())].push_back(static_cast<int>(i));
+    }
+  }
+  const size_t cap = static_cast<size_t>(std::max(1, max_group));
+  std::vector<std::vector<int>> groups;
+  for (std::vector<int>& clips : by_video) {
+    std::stable_sort(clips.begin(), clips.end(), [&](int a, int b) {
+      return ClipAt(indices[static_cast<size_t>(a)], seed, epoch).first <
+             ClipAt(indices[static_cast<size_t>(b)], seed, epoch).first;
+    });
+    for (size_t at = 0; at < clips.size(); at += cap)
+      groups.emplace_back(clips.begin() + static_cast<std::ptrdiff_t>(at),
+                          clips.begin() + static_cast<std::ptrdiff_t>(std::min(clips.size(), at + cap)));
+  }
+  return groups;
 }
 
 }  // namespace sluice

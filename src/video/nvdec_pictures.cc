@@ -73,11 +73,17 @@ Result<std::unique_ptr<NvdecPictures>> NvdecPictures::Create(const Demuxer& demu
     if (rc < 0) return CorruptData("the stream's parameter sets: ", av.ErrorText(rc));
   }
   if ((p->filtered_ = av.av_packet_alloc()) == nullptr) return ResourceExhausted("out of memory for a packet");
+  for (cudaEvent_t& done : p->done_)
+    if (const cudaError_t e = cudaEventCreateWithFlags(&done, cudaEventDisableTiming); e != cudaSuccess)
+      return Internal("CUDA: ", cudaGetErrorString(e));
   SLUICE_RETURN_IF_ERROR(p->Restart());
   return p;
 }
 
 NvdecPictures::~NvdecPictures() {
+  (void)ReleaseHeld();  // a destructor: nothing to report to
+  for (cudaEvent_t e : done_)
+    if (e != nullptr) cudaEventDestroy(e);
   if (parser_ != nullptr) nv_.cuvidDestroyVideoParser(parser_);
   const FfmpegApi& av = demuxer_.av();
   av.av_packet_free(&filtered_);
@@ -85,6 +91,7 @@ NvdecPictures::~NvdecPictures() {
 }
 
 Status NvdecPictures::Restart() {
+  SLUICE_RETURN_IF_ERROR(ReleaseHeld());
   if (parser_ != nullptr) nv_.cuvidDestroyVideoParser(parser_);
   parser_ = nullptr;
   shown_.clear();
@@ -121,7 +128,9 @@ Status NvdecPictures::Parse(const uint8_t* data, size_t size, int64_t pts, unsig
 Status NvdecPictures::Send(AVPacket* packet, const PictureFn& out) {
   if (packet == nullptr) {
     SLUICE_RETURN_IF_ERROR(Parse(nullptr, 0, 0, CUVID_PKT_ENDOFSTREAM));
-    return TakeShown(out);
+    const Status taken = TakeShown(out);
+    const Status released = ReleaseHeld();
+    return taken.ok() ? released : taken;
   }
   const FfmpegApi& av = demuxer_.av();
   if (bsf_ == nullptr) {
@@ -249,13 +258,31 @@ Status NvdecPictures::TakeShown(const PictureFn& out) {
     view.matrix = MatrixOf(d.format.video_signal_description.matrix_coefficients);
     view.full_range = d.format.video_signal_description.video_full_range_flag != 0;
     status = out(info.timestamp, view);
-    // The work `out` queued reads the picture: done before it is released.
-    if (const cudaError_t e = cudaStreamSynchronize(stream_); e != cudaSuccess && status.ok())
-      status = Internal("CUDA: ", cudaGetErrorString(e));
-    nv_.cuvidUnmapVideoFrame64(d.decoder, frame);
+    // The work `out` queued reads the picture: it stays mapped until that is done, which is
+    // waited for after the next picture's work is queued.
+    const int event = held_ != 0 ? 1 - held_done_ : held_done_;
+    const cudaError_t e = cudaEventRecord(done_[event], stream_);
+    if (Status released = ReleaseHeld(); !released.ok() && status.ok()) status = released;
+    if (e != cudaSuccess) {  // nothing to wait for later: wait now
+      cudaStreamSynchronize(stream_);
+      nv_.cuvidUnmapVideoFrame64(d.decoder, frame);
+      if (status.ok()) status = Internal("CUDA: ", cudaGetErrorString(e));
+      continue;
+    }
+    held_ = frame;
+    held_done_ = event;
   }
   shown_.clear();
   return status;
+}
+
+Status NvdecPictures::ReleaseHeld() {
+  if (held_ == 0) return Status::OK();
+  const cudaError_t e = cudaEventSynchronize(done_[held_done_]);
+  nv_.cuvidUnmapVideoFrame64(slot_->decoder, held_);
+  held_ = 0;
+  if (e != cudaSuccess) return Internal("CUDA: ", cudaGetErrorString(e));
+  return Status::OK();
 }
 
 }  // namespace sluice

@@ -2,7 +2,8 @@
 // device. Packets go through FFmpeg's bitstream filter to the start-code form NVDEC's parser
 // reads (H.264, HEVC in MP4/MKV); each seek starts a new parser, fed the parameter sets first;
 // the decoder is made at the first sequence header and kept. Pictures come out as NV12 in device
-// memory, mapped on the caller's stream and released once the work queued on it is done.
+// memory, mapped on the caller's stream; each stays mapped while the next is handed over, and is
+// released once the work queued on the stream for it is done (an event, waited for then).
 //
 // Thread-safety: one thread at a time, with the CUDA device current; several may run at once
 // (the engines are shared by all).
@@ -55,6 +56,8 @@ class NvdecPictures : public PictureSource {
   Status Parse(const uint8_t* data, size_t size, int64_t pts, unsigned flags);
   // Hands over the pictures the parser displayed, each mapped, then released.
   Status TakeShown(const PictureFn& out);
+  // Unmaps the picture held since its hand-over, once the work queued for it is done.
+  Status ReleaseHeld();
 
   const Demuxer& demuxer_;
   const NvcuvidApi& nv_;
@@ -66,6 +69,9 @@ class NvdecPictures : public PictureSource {
   std::unique_ptr<NvdecDecoderSlot> own_slot_;  // when no session keeps the decoder
   NvdecDecoderSlot* slot_;
   std::vector<CUVIDPARSERDISPINFO> shown_;
+  unsigned long long held_ = 0;  // the mapped picture handed over last (0: none)
+  cudaEvent_t done_[2] = {};     // recorded on the stream after the work queued for a picture
+  int held_done_ = 0;            // held_'s event
   Status failed_;  // an error inside a parser callback
 };
 

@@ -88,6 +88,7 @@ Result<bool> VideoDecoder::Feed(AVPacket* packet, std::span<const int64_t> frame
                                 const FrameFn& out) {
   bool passed = false;
   auto take = [&](int64_t pts, const YuvView& picture) -> Status {
+    ++pictures_decoded_;
     const int64_t f = index_.FrameAt(pts);
     if (f < 0 || passed || *next == frames.size()) return Status::OK();
     if (frames[*next] < f) {

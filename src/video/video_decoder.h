@@ -55,6 +55,8 @@ class VideoDecoder {
   // stream is damaged or a wanted frame never comes out (a truncated file), Unsupported for a
   // picture that is not 8-bit 4:2:0, and whatever `out` returns.
   Status Decode(std::span<const int64_t> frames, const FrameFn& out);
+  // Pictures the decoder has put out so far, wanted or not: the work behind the frames handed over.
+  int64_t pictures() const { return pictures_decoded_; }
 
  private:
   enum class Outcome { kDone, kPassed, kEnded };
@@ -72,6 +74,7 @@ class VideoDecoder {
   const VideoIndex& index_;
   std::unique_ptr<PictureSource> pictures_;
   AVPacket* packet_;
+  int64_t pictures_decoded_ = 0;
 };
 
 }  // namespace sluice

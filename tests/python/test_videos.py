@@ -65,6 +65,24 @@ def test_clips_layout_and_frames(folder):
         assert [video_data.read_frame_number(f, 40) for f in clip] == frames
 
 
+def test_overlapping_clips_of_a_batch_decoded_once(folder):
+    """Clips of one video in a batch share one pass of the decoder: each clip's frames are still
+    the decoder's, and the pictures decoded (stats) fall well below those of clips decoded one by
+    one, yet never below the distinct frames the clips hold."""
+    v = sluice.Videos(folder, sequence_length=4, stride=2, step=2)  # span 7: neighbours overlap
+    kw = dict(dtype="uint8", layout="NHWC", output="numpy", num_threads=1, prefetch=1)
+    together = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=6, **kw)
+    alone = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=1, **kw)
+    got = dict(numpy_clips(together))
+    assert sorted(got) == list(range(len(v)))
+    for i, clip in got.items():
+        np.testing.assert_array_equal(clip, reference(v, i), err_msg=f"clip {i}")
+    assert {i: c.tobytes() for i, c in numpy_clips(alone)} == {i: c.tobytes() for i, c in got.items()}
+    distinct = len({(v.clip(i)[0], f) for i in range(len(v)) for f in v.clip(i)[1]})
+    joint, each = together.stats()["video_frames_decoded"], alone.stats()["video_frames_decoded"]
+    assert distinct <= joint and 2 * joint < each, (distinct, joint, each)
+
+
 def test_labels_and_layouts(folder):
     v = sluice.Videos(folder, sequence_length=2, stride=1, step=20)
     loader = sluice.Loader(v, [T.Resize((24, 32))], batch_size=4, dtype="float32")
@@ -224,14 +242,15 @@ def test_file_damaged_after_indexing(folder, tmp_path):
 
 
 @pytest.mark.skipif(getattr(_core, "cuda_device_count", lambda: 0)() == 0, reason="needs a GPU")
-@pytest.mark.parametrize("colour", [False, True])
-def test_cuda_loader_gives_the_cpu_batches_on_the_gpu(folder, colour):
+@pytest.mark.parametrize("colour, overlapping", [(False, False), (True, False), (False, True)])
+def test_cuda_loader_gives_the_cpu_batches_on_the_gpu(folder, colour, overlapping):
     """On the GPU: decoded on NVDEC and transformed by the image kernels (a resize, crop and
-    flip), or, for a list the GPU clip path lacks (colour), decoded on the CPU and copied over:
-    either way the CPU path's values exactly."""
+    flip, reading NV12), or, for a list the GPU clip path lacks (colour), decoded on the CPU and
+    copied over: either way the CPU path's values exactly; also where the clips of a batch overlap
+    and share one pass of the decoder."""
     torch = pytest.importorskip("torch")
-    v = sluice.Videos(folder, sequence_length=4, step=9)
-    kw = dict(batch_size=3, shuffle=True, seed=4, dtype="float16")
+    v = sluice.Videos(folder, sequence_length=4, step=2 if overlapping else 9)
+    kw = dict(batch_size=6 if overlapping else 3, shuffle=not overlapping, seed=4, dtype="float16")
     tf = [T.RandomResizedCrop((32, 32)), T.RandomHorizontalFlip(), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
     if colour:
         tf.insert(2, T.ColorJitter(brightness=0.4))

@@ -14,6 +14,7 @@ struct CpuExecutor::CpuBatch : RingBatch {
   std::shared_ptr<uint8_t> images;  // pooled output buffer (fixed-size plans)
   std::vector<Tensor> outputs;      // one pooled tensor per sample (variable-size plans)
   std::atomic<int> remaining{0};    // samples not finished
+  std::vector<std::vector<int>> groups;  // video clips: positions, by video (ClipSource::GroupByVideo)
 };
 
 CpuExecutor::CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options)
@@ -65,7 +66,12 @@ void CpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
   }
   if (n == 0) return MarkDone(*b);
   if (clips_ != nullptr) {
-    for (int i = 0; i < n; ++i) compute_pool_->Submit([this, b, i](int worker) { ProcessClip(b, i, worker); });
+    // Clips of one video together, in groups small enough that the batches in flight keep every
+    // thread busy.
+    const int in_flight = (*options_.prefetch + 1) * n, threads = *options_.num_threads;
+    b->groups = clips_->GroupByVideo(b->samples, options_.seed, b->epoch, (in_flight + threads - 1) / threads);
+    for (size_t g = 0; g < b->groups.size(); ++g)
+      compute_pool_->Submit([this, b, g](int worker) { ProcessClips(b, g, worker); });
     return;
   }
   for (int i = 0; i < n; ++i) {
@@ -114,30 +120,36 @@ void CpuExecutor::Process(const std::shared_ptr<CpuBatch>& b, int i, SampleBytes
   FinishSample(*b);
 }
 
-void CpuExecutor::ProcessClip(const std::shared_ptr<CpuBatch>& b, int i, int worker) {
+void CpuExecutor::ProcessClips(const std::shared_ptr<CpuBatch>& b, size_t g, int worker) {
+  const std::vector<int>& group = b->groups[g];
   if (!b->cancelled.load(std::memory_order_relaxed)) {
     WorkerScratch* scratch = scratch_[static_cast<size_t>(worker)].get();
-    const Status s = TransformClip(*b, i, scratch);
-    if (!s.ok()) b->status[static_cast<size_t>(i)] = s.WithPrefix(source_->name(b->samples[static_cast<size_t>(i)]));
+    const std::vector<Status> status = TransformClips(*b, group, scratch);
+    for (size_t j = 0; j < group.size(); ++j) {
+      const size_t i = static_cast<size_t>(group[j]);
+      if (!status[j].ok()) b->status[i] = status[j].WithPrefix(source_->name(b->samples[i]));
+    }
     SettleScratch(scratch, worker, &scratch_gauge_);
   }
-  FinishSample(*b);
+  for (size_t j = 0; j < group.size(); ++j) FinishSample(*b);
 }
 
-Status CpuExecutor::TransformClip(CpuBatch& b, int i, WorkerScratch* scratch) {
-  const int64_t index = b.samples[static_cast<size_t>(i)];
-  const SampleKey key{options_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(index)};
-  uint8_t* const clip = b.images.get() + sample_bytes_ * i;
-  // Decoding is the time in DecodeClip less the time its frames spend being transformed.
+std::vector<Status> CpuExecutor::TransformClips(CpuBatch& b, const std::vector<int>& group, WorkerScratch* scratch) {
+  std::vector<int64_t> indices(group.size());
+  for (size_t j = 0; j < group.size(); ++j) indices[j] = b.samples[static_cast<size_t>(group[j])];
+  // Decoding is the time in DecodeClips less the time its frames spend being transformed.
   const int64_t start = NowNs(), cpu_start = ThreadCpuNs();
   int64_t inner = 0, inner_cpu = 0;
-  const Status s = clips_->DecodeClip(index, options_.seed, b.epoch, [&](int k, const YuvView& frame) -> Status {
+  ClipSource::Decoded decoded = clips_->DecodeClips(indices, options_.seed, b.epoch,
+                                                   [&](size_t j, int k, const YuvView& frame) -> Status {
     if (b.cancelled.load(std::memory_order_relaxed)) return Cancelled("batch cancelled");
     scratch->decoded.resize(static_cast<size_t>(frame.width) * frame.height * 3);
     const MutableImageView rgb{scratch->decoded.data(), frame.height, frame.width, 3,
                                static_cast<ptrdiff_t>(frame.width) * 3};
     YuvToRgbCpu(frame, rgb);
     const int64_t t = NowNs(), c = ThreadCpuNs();
+    const SampleKey key{options_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(indices[j])};
+    uint8_t* const clip = b.images.get() + sample_bytes_ * group[j];
     const Status fs = processor_.ProcessPixels(
         rgb, key, scratch, [&](int h, int w) -> Result<void*> {
           if (h != plan_.out_height() || w != plan_.out_width())
@@ -151,7 +163,8 @@ Status CpuExecutor::TransformClip(CpuBatch& b, int i, WorkerScratch* scratch) {
   });
   counters_.decode_ns.fetch_add(NowNs() - start - inner, std::memory_order_relaxed);
   counters_.decode_cpu_ns.fetch_add(ThreadCpuNs() - cpu_start - inner_cpu, std::memory_order_relaxed);
-  return s;
+  counters_.video_pictures.fetch_add(decoded.pictures, std::memory_order_relaxed);
+  return std::move(decoded.status);
 }
 
 void CpuExecutor::FinishSample(CpuBatch& b) {

@@ -49,9 +49,10 @@ class CpuExecutor : public BatchWork {
   CpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options);
   struct CpuBatch;
   void Process(const std::shared_ptr<CpuBatch>& b, int i, SampleBytes bytes, int worker);
-  // Clip i of the batch: decoded, each frame converted to RGB and transformed into its slot.
-  void ProcessClip(const std::shared_ptr<CpuBatch>& b, int i, int worker);
-  Status TransformClip(CpuBatch& b, int i, WorkerScratch* scratch);
+  // The clips of group g (of one video): decoded in one pass, each frame converted to RGB and
+  // transformed into its slot; TransformClips gives each clip's status.
+  void ProcessClips(const std::shared_ptr<CpuBatch>& b, size_t g, int worker);
+  std::vector<Status> TransformClips(CpuBatch& b, const std::vector<int>& group, WorkerScratch* scratch);
   Result<void*> Slot(CpuBatch& b, int i, int height, int width);
   void FinishSample(CpuBatch& b);
 

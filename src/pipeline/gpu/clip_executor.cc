@@ -13,7 +13,7 @@
 #include "gpu/device.h"
 #include "gpu/device_pool.h"
 #include "kernels/resize/resize_gpu.h"
-#include "kernels/yuv/yuv_gpu.h"
+#include "kernels/yuv/yuv_resize_gpu.h"
 #include "pipeline/gpu/batch_sync.h"
 #include "pipeline/gpu/finish_lut.h"
 #include "video/nvcuvid_api.h"
@@ -34,17 +34,20 @@ const char* Missing(const Plan& plan) {
 }
 
 struct ClipBatch : RingBatch {
+  ~ClipBatch() override {
+    if (allocated != nullptr) cudaEventDestroy(allocated);
+  }
   cudaStream_t stream = nullptr;
   std::shared_ptr<DevicePool::SharedBuffer> output;
-  std::atomic<int> pending{0};
+  cudaEvent_t allocated = nullptr;  // recorded on `stream` after the output's allocation
+  std::vector<std::vector<int>> groups;  // positions of the clips, by video
+  std::atomic<int> pending{0};           // groups not done
 };
 
-// A decode session's memory: one frame as RGB8, and the clip's descriptors and tap tables.
+// A decode session's memory: its clips' frame descriptors and tap tables.
 struct Session {
   CudaStream stream;
   NvdecDecoderSlot decoder;  // kept from clip to clip
-  uint8_t* rgb = nullptr;
-  size_t rgb_bytes = 0;
   uint8_t* table = nullptr;
   size_t table_bytes = 0;
   std::vector<uint8_t> host;
@@ -62,21 +65,25 @@ class GpuClipExecutor : public BatchWork {
   void Start(const std::shared_ptr<RingBatch>& batch) override;
   void Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) override;
   std::string Describe(const RingBatch& batch) const override {
-    return std::to_string(static_cast<const ClipBatch&>(batch).pending.load()) + " clips pending";
+    return std::to_string(static_cast<const ClipBatch&>(batch).pending.load()) + " videos' clips pending";
   }
   bool OnOwnThread() const override { return sessions_pool_->OnWorkerThread(); }
   void FillStats(LoaderStats* stats) const override;
 
  private:
-  void ProcessClip(const std::shared_ptr<ClipBatch>& b, int i, int worker);
-  Status RunClip(ClipBatch& b, int i, Session* s);
-  // The clip's frame descriptors and taps, packed and uploaded to the session's table.
+  // The clips of one video (positions `group` of the batch), decoded in one pass: their statuses.
+  void ProcessGroup(const std::shared_ptr<ClipBatch>& b, size_t g, int worker);
+  std::vector<Status> RunGroup(ClipBatch& b, const std::vector<int>& group, Session* s);
+  // The clips' frame descriptors (clip j's frame k at j * frames + k) and their taps, packed and
+  // uploaded to the session's table; a clip whose geometry cannot be drawn gets its error in
+  // `status` and no descriptors.
   struct FrameKernels {
-    const GpuResizeSample* descs = nullptr;  // one per frame (device)
-    const int32_t* taps = nullptr;           // their tap tables (device)
-    int tiles = 0;                           // per frame
+    const GpuResizeSample* descs = nullptr;  // device
+    const int32_t* taps = nullptr;           // the tap tables the descriptors index (device)
+    std::vector<int> tiles;                  // per clip
   };
-  Result<FrameKernels> UploadDescriptors(const SampleGeometry& geo, int w, int h, uint8_t* slot, Session* s);
+  Result<FrameKernels> UploadDescriptors(const ClipBatch& b, const std::vector<int>& group, int w, int h, Session* s,
+                                         std::vector<Status>* status);
   Status Grow(uint8_t** p, size_t* have, size_t want, cudaStream_t stream);
   void Finish(ClipBatch& b);
 
@@ -130,7 +137,6 @@ GpuClipExecutor::~GpuClipExecutor() {
   for (auto& s : streams_) cudaStreamSynchronize(s->get());
   for (auto& s : sessions_) {
     cudaStreamSynchronize(s->stream.get());
-    if (s->rgb != nullptr) pool_->Free(s->rgb, s->rgb_bytes, nullptr);
     if (s->table != nullptr) pool_->Free(s->table, s->table_bytes, nullptr);
   }
   if (lut_dev_ != nullptr) pool_->Free(lut_dev_, lut_bytes_, nullptr);
@@ -142,27 +148,40 @@ void GpuClipExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
   b->stream = streams_[static_cast<size_t>(b->sequence) % streams_.size()]->get();
   const int n = static_cast<int>(b->samples.size());
   Result<std::shared_ptr<DevicePool::SharedBuffer>> out = pool_->AllocateShared(static_cast<size_t>(clip_bytes_) * std::max(n, 1), b->stream);
-  // The sessions' streams write it: the allocation must be usable there first.
-  const cudaError_t synced = out.ok() ? cudaStreamSynchronize(b->stream) : cudaSuccess;
-  if (!out.ok() || synced != cudaSuccess) {
-    b->batch_status = out.ok() ? CudaStatus(synced, "cudaStreamSynchronize") : out.status();
+  // The sessions' streams write it: they wait for the allocation (an event, not the host).
+  cudaError_t e = cudaSuccess;
+  if (out.ok() && b->allocated == nullptr) e = cudaEventCreateWithFlags(&b->allocated, cudaEventDisableTiming);
+  if (out.ok() && e == cudaSuccess) e = cudaEventRecord(b->allocated, b->stream);
+  if (!out.ok() || e != cudaSuccess) {
+    b->batch_status = out.ok() ? CudaStatus(e, "cudaEventRecord") : out.status();
     return MarkDone(*b);
   }
   b->output = std::move(out).value();
-  b->pending.store(n);
+  // Clips of one video go together, in groups small enough that the batches in flight keep every
+  // session busy.
+  const int in_flight = static_cast<int>(streams_.size()) * n;
+  const int sessions = static_cast<int>(sessions_.size());
+  b->groups = clips_->GroupByVideo(b->samples, options_.seed, b->epoch, (in_flight + sessions - 1) / sessions);
+  b->pending.store(static_cast<int>(b->groups.size()));
   if (n == 0) return Finish(*b);
-  for (int i = 0; i < n; ++i) sessions_pool_->Submit([this, b, i](int worker) { ProcessClip(b, i, worker); });
+  for (size_t g = 0; g < b->groups.size(); ++g)
+    sessions_pool_->Submit([this, b, g](int worker) { ProcessGroup(b, g, worker); });
 }
 
-void GpuClipExecutor::ProcessClip(const std::shared_ptr<ClipBatch>& b, int i, int worker) {
+void GpuClipExecutor::ProcessGroup(const std::shared_ptr<ClipBatch>& b, size_t g, int worker) {
+  const std::vector<int>& group = b->groups[g];
   if (!b->cancelled.load(std::memory_order_relaxed)) {
     Session* s = sessions_[static_cast<size_t>(worker)].get();
     StageTimer timer(&counters_, Stage::kDecode);
-    Status st = RunClip(*b, i, s);
+    std::vector<Status> status = RunGroup(*b, group, s);
     // Whatever it queued is done before the batch can be observed as done.
-    if (const cudaError_t e = cudaStreamSynchronize(s->stream.get()); e != cudaSuccess && st.ok())
-      st = CudaStatus(e, "cudaStreamSynchronize");
-    if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(clips_->name(b->samples[static_cast<size_t>(i)]));
+    if (const cudaError_t e = cudaStreamSynchronize(s->stream.get()); e != cudaSuccess)
+      for (Status& st : status)
+        if (st.ok()) st = CudaStatus(e, "cudaStreamSynchronize");
+    for (size_t j = 0; j < group.size(); ++j) {
+      const size_t i = static_cast<size_t>(group[j]);
+      if (!status[j].ok()) b->status[i] = status[j].WithPrefix(clips_->name(b->samples[i]));
+    }
   }
   if (b->pending.fetch_sub(1) == 1) Finish(*b);
 }
@@ -178,64 +197,95 @@ Status GpuClipExecutor::Grow(uint8_t** p, size_t* have, size_t want, cudaStream_
   return Status::OK();
 }
 
-Result<GpuClipExecutor::FrameKernels> GpuClipExecutor::UploadDescriptors(const SampleGeometry& geo, int w, int h,
-                                                                         uint8_t* slot, Session* s) {
-  if (geo.num_segments != 1 || geo.warps[0].enabled)
-    return Unsupported("video clips on the GPU path: a transform list of more than one resampling pass");
-  const ResizeParams& p = geo.segments[0];
-  const int frames = clips_->frames_per_clip();
-  const size_t descs = sizeof(GpuResizeSample) * static_cast<size_t>(frames);
+Result<GpuClipExecutor::FrameKernels> GpuClipExecutor::UploadDescriptors(const ClipBatch& b,
+                                                                         const std::vector<int>& group, int w, int h,
+                                                                         Session* s, std::vector<Status>* status) {
+  const size_t n = group.size(), frames = static_cast<size_t>(clips_->frames_per_clip());
+  std::vector<SampleGeometry> geo(n);
+  int64_t words = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const int64_t index = b.samples[static_cast<size_t>(group[j])];
+    const SampleKey key{options_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(index)};
+    Status& st = (*status)[j];
+    st = plan_.Draw(w, h, key, &geo[j]);
+    if (st.ok() && (geo[j].num_segments != 1 || geo[j].warps[0].enabled))
+      st = Unsupported("video clips on the GPU path: a transform list of more than one resampling pass");
+    if (st.ok()) words += ResizeTapWords(geo[j].segments[0]);
+  }
+  const size_t descs = sizeof(GpuResizeSample) * n * frames;
   const size_t taps_at = (descs + 15) / 16 * 16;
-  const size_t bytes = taps_at + sizeof(int32_t) * static_cast<size_t>(ResizeTapWords(p));
+  const size_t bytes = taps_at + sizeof(int32_t) * static_cast<size_t>(words);
   s->host.resize(bytes);
-  GpuResizeSample d{};
-  d.in = s->rgb;
-  d.in_pitch = static_cast<int64_t>(w) * 3;
-  d.in_h = h;
-  d.in_w = w;
-  d.out_h = geo.out_height(0);
-  d.out_w = geo.out_width(0);
-  std::memcpy(d.fill, p.fill, sizeof(d.fill));
-  SLUICE_RETURN_IF_ERROR(PackResizeTaps(p, 0, reinterpret_cast<int32_t*>(s->host.data() + taps_at), &s->scratch, &d));
-  for (int k = 0; k < frames; ++k) {
-    d.out = slot + frame_bytes_ * k;
-    std::memcpy(s->host.data() + sizeof(GpuResizeSample) * static_cast<size_t>(k), &d, sizeof(d));
+  auto* taps = reinterpret_cast<int32_t*>(s->host.data() + taps_at);
+  FrameKernels k;
+  k.tiles.assign(n, 0);
+  int64_t offset = 0;
+  for (size_t j = 0; j < n; ++j) {
+    if (!(*status)[j].ok()) continue;
+    const ResizeParams& p = geo[j].segments[0];
+    GpuResizeSample d{};
+    d.in_h = h;
+    d.in_w = w;
+    d.out_h = geo[j].out_height(0);
+    d.out_w = geo[j].out_width(0);
+    std::memcpy(d.fill, p.fill, sizeof(d.fill));
+    SLUICE_RETURN_IF_ERROR(PackResizeTaps(p, offset, taps + offset, &s->scratch, &d));
+    offset += ResizeTapWords(p);
+    k.tiles[j] = ResizeTiles(d);
+    auto* slot = static_cast<uint8_t*>(b.output->data) + clip_bytes_ * group[j];
+    for (size_t f = 0; f < frames; ++f) {
+      d.out = slot + frame_bytes_ * static_cast<int64_t>(f);
+      std::memcpy(s->host.data() + sizeof(GpuResizeSample) * (j * frames + f), &d, sizeof(d));
+    }
   }
   const cudaStream_t stream = s->stream.get();
   SLUICE_RETURN_IF_ERROR(Grow(&s->table, &s->table_bytes, bytes, stream));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(s->table, s->host.data(), bytes, cudaMemcpyHostToDevice, stream));
-  return FrameKernels{reinterpret_cast<const GpuResizeSample*>(s->table),
-                      reinterpret_cast<const int32_t*>(s->table + taps_at), ResizeTiles(d)};
+  k.descs = reinterpret_cast<const GpuResizeSample*>(s->table);
+  k.taps = reinterpret_cast<const int32_t*>(s->table + taps_at);
+  return k;
 }
 
-Status GpuClipExecutor::RunClip(ClipBatch& b, int i, Session* s) {
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device.index));
-  const int64_t index = b.samples[static_cast<size_t>(i)];
-  const SampleKey key{options_.seed, static_cast<uint64_t>(b.epoch), static_cast<uint64_t>(index)};
-  const Clip clip = clips_->ClipAt(index, options_.seed, b.epoch);
-  const VideoIndex& video = clips_->index_of(static_cast<size_t>(clip.video));
-  const int w = video.width, h = video.height;
-  SampleGeometry geo;
-  SLUICE_RETURN_IF_ERROR(plan_.Draw(w, h, key, &geo));
+std::vector<Status> GpuClipExecutor::RunGroup(ClipBatch& b, const std::vector<int>& group, Session* s) {
+  std::vector<Status> status(group.size());
+  auto fail_all = [&](const Status& st) { return std::vector<Status>(group.size(), st); };
+  if (const cudaError_t e = cudaSetDevice(options_.device.index); e != cudaSuccess) return fail_all(CudaStatus(e, "cudaSetDevice"));
   const cudaStream_t stream = s->stream.get();
-  SLUICE_RETURN_IF_ERROR(Grow(&s->rgb, &s->rgb_bytes, static_cast<size_t>(w) * h * 3, stream));
-  uint8_t* slot = static_cast<uint8_t*>(b.output->data) + clip_bytes_ * i;
-  SLUICE_ASSIGN_OR_RETURN(const FrameKernels kernels, UploadDescriptors(geo, w, h, slot, s));
-  return clips_->DecodeClip(
-      index, options_.seed, b.epoch,
-      [&](int k, const YuvView& frame) -> Status {
+  if (const cudaError_t e = cudaStreamWaitEvent(stream, b.allocated, 0); e != cudaSuccess)
+    return fail_all(CudaStatus(e, "cudaStreamWaitEvent"));
+  const Clip first = clips_->ClipAt(b.samples[static_cast<size_t>(group[0])], options_.seed, b.epoch);
+  const VideoIndex& video = clips_->index_of(static_cast<size_t>(first.video));
+  const int w = video.width, h = video.height;
+  Result<FrameKernels> kernels = UploadDescriptors(b, group, w, h, s, &status);
+  if (!kernels.ok()) return fail_all(kernels.status());
+  // The clips whose descriptors were made, decoded together.
+  std::vector<size_t> live;
+  std::vector<int64_t> indices;
+  for (size_t j = 0; j < group.size(); ++j) {
+    if (!status[j].ok()) continue;
+    live.push_back(j);
+    indices.push_back(b.samples[static_cast<size_t>(group[j])]);
+  }
+  const FrameKernels& fk = *kernels;
+  const int frames = clips_->frames_per_clip();
+  const ClipSource::Decoded decoded = clips_->DecodeClips(
+      indices, options_.seed, b.epoch,
+      [&](size_t jj, int k, const YuvView& frame) -> Status {
         if (b.cancelled.load(std::memory_order_relaxed)) return Cancelled("batch cancelled");
         if (frame.width != w || frame.height != h)
           return Unsupported("a frame of ", frame.width, "x", frame.height, " in a ", w, "x", h, " stream");
-        SLUICE_CUDA_RETURN_IF_ERROR(LaunchYuvToRgb(frame, s->rgb, static_cast<ptrdiff_t>(w) * 3, stream));
-        SLUICE_CUDA_RETURN_IF_ERROR(
-            LaunchResizeFinish(kernels.descs + k, 1, kernels.tiles, kernels.taps, gpu_finish_, stream));
+        const size_t j = live[jj];
+        SLUICE_CUDA_RETURN_IF_ERROR(LaunchYuvResizeFinish(frame, fk.descs + j * static_cast<size_t>(frames) + static_cast<size_t>(k), 1,
+                                                          fk.tiles[j], fk.taps, gpu_finish_, stream));
         return Status::OK();
       },
       stream, &s->decoder);
+  counters_.video_pictures.fetch_add(decoded.pictures, std::memory_order_relaxed);
+  for (size_t jj = 0; jj < live.size(); ++jj) status[live[jj]] = decoded.status[jj];
+  return status;
 }
 
-// Every clip's work has finished (each session waited for its stream): the output is ready.
+// Every group's work has finished (each session waited for its stream): the output is ready.
 void GpuClipExecutor::Finish(ClipBatch& b) {
   cudaSetDevice(options_.device.index);
   cudaEvent_t ready = nullptr;
