@@ -2,25 +2,29 @@
 
 Every row loads the clips of sluice.Videos(DATA, sequence_length=L, stride=S, step=P), each once
 per epoch, shuffled (P = --step, default L * S; DALI gets it too), resizes each frame to --out-size
-(HxW, bilinear, antialiased), normalizes it (ImageNet) to float16: batches (N, F, C, H, W). Rows:
-  sluice       sluice.Loader(videos, [Resize, Normalize], num_threads=--threads, device="cpu")
-  sluice-cuda  the same with device="cuda": clips decoded on NVDEC, transformed on the GPU
-  pyav         torch DataLoader, num_workers=--threads, item i = clip i: PyAV (one thread) seeks to
-               the key frame before the clip, decodes forward (frame index = presentation order,
-               from sluice's index), rgb24; torch interpolate (bilinear, antialias), normalize
-  dali         fn.readers.video(device="gpu") -> fn.resize -> fn.crop_mirror_normalize (FCHW)
-Each row runs in its own process (skipped, with the reason, without CUDA or DALI), takes 1 warm-up
-batch, then times the rest of --epochs epochs or until --max-clips clips. s/epoch = clips per
-epoch / clips/s ("extrapolated" where --max-clips cut the epoch). Peak RSS: the row process's VmHWM;
-the note adds the summed PSS of it and its workers and, on CUDA, torch's max_memory_allocated.
+(HxW, bilinear, antialiased), normalizes it (ImageNet) to float16: batches (N, F, C, H, W). Rows
+(--systems, each NAME or NAME:THREADS, THREADS defaulting to --threads):
+  sluice           sluice.Loader(videos, [Resize, Normalize], num_threads=THREADS, device="cpu")
+  sluice-cuda      the same with device="cuda": clips decoded on NVDEC, transformed on the GPU
+  pyav             torch DataLoader, THREADS workers, PyAV (bench/video_peers.py)
+  torchcodec       the same with torchcodec on the CPU; torchcodec-cuda: on the GPU, no workers
+  dali             fn.readers.video(device="gpu") -> fn.resize -> fn.crop_mirror_normalize, THREADS
+Each row runs in its own process (skipped, with the reason, where its library or CUDA is missing),
+takes 1 warm-up batch, then times the rest of --epochs epochs or until --max-clips clips. s/epoch
+= clips per epoch / clips/s ("extrapolated" where --max-clips cut the epoch). Peak RSS: the row
+process's VmHWM; the note adds the summed PSS of it and its workers, on CUDA torch's
+max_memory_allocated, and the GPU's decoder (NVDEC) and SM utilisation from nvidia-smi over the
+timed part (the whole GPU's: other processes count too).
 
-    python bench/video_bench.py DATA [--make N] [--frames 300] [--size 1920x1080]
-        [--sequence-length 16] [--stride 2] [--step P] [--batch-size 8] [--out-size 360x640]
-        [--threads 16] [--epochs 1] [--max-clips M] [--systems sluice,sluice-cuda,pyav,dali]
-        [--timeout 1800] [--check] [--json out.json]
+    python bench/video_bench.py DATA [--make N [--distinct K] [--speed veryfast]] [--frames 300]
+        [--size 1920x1080] [--sequence-length 16] [--stride 2] [--step P] [--batch-size 8]
+        [--out-size 360x640] [--threads 16] [--epochs 1] [--max-clips M] [--timeout 1800] [--check]
+        [--systems sluice,sluice-cuda,pyav:8,pyav:16,torchcodec,dali] [--json out.json]
 DATA: class folders of videos. --make N first writes N synthetic H.264 videos there (30 fps, key
-frame every 30, 2 B-frames) unless it holds N. --check first reads the frame numbers stamped in
-every clip of the first two videos from sluice and the pyav decoder, and compares the outputs.
+frame every 30, 2 B-frames, x264 preset --speed) unless it holds N; with --distinct K, K of them
+are encoded and the rest are copies (decoders do the same work on a copy; it saves encoding
+time); --make-only stops there. --check first reads the frame numbers stamped in every clip of the first two videos from
+sluice and the pyav decoder, and compares the outputs.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -37,13 +42,11 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from video_peers import (MEAN, STD, GpuLoad, PyAVClips, RowSkipped, decode_clip, dali_row,  # noqa: E402
+                         pyav_items, pyav_row, torchcodec_row)
 
-MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)  # = sluice.IMAGENET_MEAN / _STD
-SYSTEMS = ("sluice", "sluice-cuda", "pyav", "dali")
-
-
-class RowSkipped(Exception):
-    """The row cannot run here: the reason."""
+SYSTEMS = ("sluice", "sluice-cuda", "pyav", "torchcodec", "torchcodec-cuda", "dali")
+CUDA_SYSTEMS = ("sluice-cuda", "torchcodec-cuda", "dali")
 
 
 def size_arg(text: str) -> tuple[int, int]:
@@ -65,8 +68,13 @@ def make_data(args) -> None:
     held = sum(f.lower().endswith(VIDEO_EXTENSIONS) for _, _, fs in os.walk(args.data) for f in fs)
     if held >= args.make:
         return print(f"{args.data} holds {held} videos: none written", flush=True)
-    make_videos(args.data, count=args.make, frames=args.frames, width=args.size[0], height=args.size[1],
-                codec="h264", fps=30, gop=30, bframes=2, progress=True)
+    distinct = min(args.distinct or args.make, args.make)
+    paths = make_videos(args.data, count=distinct, classes=2, frames=args.frames, width=args.size[0],
+                        height=args.size[1], codec="h264", fps=30, gop=30, bframes=2, speed=args.speed, progress=True)
+    for i in range(distinct, args.make):  # copies, into the class folders make_videos uses
+        target = os.path.join(args.data, f"class_{i % 2:03d}", f"video_{i:05d}.mp4")
+        shutil.copyfile(paths[i % distinct], target)
+    print(f"{args.data}: {distinct} videos encoded, {args.make - distinct} copies", flush=True)
 
 
 def data_info(videos) -> dict:
@@ -98,108 +106,21 @@ def epochs(args, loader, start=None):
             yield batch[0]["clips"] if isinstance(batch[0], dict) else batch[0]
 
 
-def sluice_row(args, videos, device: str):
+def sluice_row(args, videos, device: str, threads: int):
     import sluice
     import sluice.transforms as T
     try:
         import torch
     except ImportError:
         torch = None
-    if device == "cuda" and not (torch and torch.cuda.is_available()):
-        raise RowSkipped(f"torch.cuda is not available ({f'torch {torch.__version__}' if torch else 'no torch'})")
     loader = sluice.Loader(videos, [T.Resize(tuple(args.out_size)), T.Normalize(MEAN, STD)],
-                           batch_size=args.batch_size, shuffle=True, dtype="float16", num_threads=args.threads,
+                           batch_size=args.batch_size, shuffle=True, dtype="float16", num_threads=threads,
                            device=device, output="torch" if torch else "numpy")
-    peak = lambda: {"sluice_gpu_memory_peak": loader.stats().get("gpu_memory_peak")}  # noqa: E731
-    return epochs(args, loader, loader.set_epoch), loader.num_samples, peak
-
-
-def pyav_items(videos) -> list:
-    """Clip i as (path, frames, label, pts of every frame, key frame indices)."""
-    import sluice
-    index, labels = {p: sluice._core.video_index(p) for p, _ in videos.videos}, dict(videos.videos)
-    return [(p, list(f), labels[p], index[p]["pts"], index[p]["keyframes"])
-            for p, f in (videos.clip(i) for i in range(len(videos)))]
-
-
-def decode_clip(path: str, frames: list, pts: list, keyframes: list):
-    """(F, H, W, 3) uint8 RGB with PyAV: from the key frame at or before the first frame, forward."""
-    import av
-    import numpy as np
-    where, wanted, got = {p: i for i, p in enumerate(pts)}, set(frames), {}
-    key = max((k for k in keyframes if k <= frames[0]), default=0)
-    with av.open(path) as container:
-        stream = container.streams.video[0]
-        stream.thread_count = 1  # one thread per clip, as sluice; the workers decode in parallel
-        container.seek(pts[key], backward=True, any_frame=False, stream=stream)
-        for frame in container.decode(stream):
-            i = where.get(frame.pts)
-            if i in wanted:
-                got[i] = frame.to_ndarray(format="rgb24")
-            if i is not None and i >= frames[-1]:
-                break
-    if len(got) < len(wanted):
-        raise RuntimeError(f"{path}: frames {sorted(wanted - set(got))} not decoded")
-    return np.stack([got[f] for f in frames])
-
-
-class PyAVClips:
-    """For torch's DataLoader: item i = (clip i, float16 (F, C, h, w), label)."""
-
-    def __init__(self, items: list, out_size: tuple[int, int]):
-        self.items, self.out_size = items, out_size
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __getitem__(self, i: int):
-        import torch
-        import torch.nn.functional as F
-        path, frames, label, pts, keyframes = self.items[i]
-        x = torch.from_numpy(decode_clip(path, frames, pts, keyframes)).permute(0, 3, 1, 2).float().div_(255)
-        x = F.interpolate(x, size=self.out_size, mode="bilinear", antialias=True, align_corners=False)
-        mean, std = torch.tensor(MEAN).view(1, 3, 1, 1), torch.tensor(STD).view(1, 3, 1, 1)
-        return x.sub_(mean).div_(std).half(), label
-
-
-def pyav_row(args, videos):
-    try:
-        import av  # noqa: F401
-        import torch
-    except ImportError as e:
-        raise RowSkipped(f"needs PyAV and torch ({e})") from None
-    loader = torch.utils.data.DataLoader(PyAVClips(pyav_items(videos), args.out_size), batch_size=args.batch_size,
-                                         shuffle=True, num_workers=args.threads, persistent_workers=args.epochs > 1)
-    return epochs(args, loader), len(videos), lambda: {}
-
-
-def dali_row(args, videos):
-    try:
-        import nvidia.dali as dali
-        from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
-    except ImportError as e:
-        raise RowSkipped(f"DALI is not installed ({e}); pip install nvidia-dali-cuda130") from None
-    fn, types = dali.fn, dali.types
-    paths, labels = [p for p, _ in videos.videos], [max(0, y) for _, y in videos.videos]
-    h, w = args.out_size
-
-    @dali.pipeline_def(batch_size=args.batch_size, num_threads=args.threads, device_id=0, seed=0)
-    def pipeline():
-        clips, label = fn.readers.video(device="gpu", filenames=paths, labels=labels,
-                                        sequence_length=args.sequence_length, stride=args.stride, step=args.step,
-                                        random_shuffle=True, initial_fill=min(1024, len(videos)), name="Reader")
-        clips = fn.resize(clips, resize_x=w, resize_y=h)
-        clips = fn.crop_mirror_normalize(clips, dtype=types.FLOAT16, output_layout="FCHW",
-                                         mean=[255 * m for m in MEAN], std=[255 * s for s in STD])
-        return clips, label
-
-    pipe = pipeline()
-    pipe.build()
-    epoch = pipe.epoch_size("Reader")
-    it = DALIGenericIterator([pipe], ["clips", "labels"], reader_name="Reader", auto_reset=False,
-                             last_batch_policy=LastBatchPolicy.PARTIAL)
-    extra = {"dali": dali.__version__, "dali_clips_per_epoch": epoch}
-    return epochs(args, it, lambda e: e and it.reset()), epoch, lambda: extra
+    def extra():
+        st = loader.stats()
+        return {"sluice_gpu_memory_peak": st.get("gpu_memory_peak"), "threads": threads,
+                "frames_decoded_per_clip": st.get("video_frames_decoded", 0) / max(1, st["samples"])}
+    return loader, loader.set_epoch, loader.num_samples, extra
 
 
 def measure(batches, per_epoch: int, args, cuda: bool) -> dict:
@@ -210,32 +131,57 @@ def measure(batches, per_epoch: int, args, cuda: bool) -> dict:
     sync()
     first_s, total = time.perf_counter() - t0, per_epoch * args.epochs
     limit, taken, timed = min(total, args.max_clips or total), len(first), 0
+    load = GpuLoad() if cuda else None
+    if load:
+        load.start()
     t1 = time.perf_counter()
     while taken < limit and (clips := next(it, None)) is not None:
         sink.append(clips[:, 0, 0, 0, 0].sum())  # the batch is there: a reduction on its device
         taken, timed = taken + len(clips), timed + len(clips)
     sync()
     seconds = time.perf_counter() - t1
+    gpu_load = load.stop() if load else {}
     if not timed:
         raise RuntimeError(f"nothing timed after the warm-up batch: {taken} clips")
     rate = timed / seconds
     return {"clips_per_s": rate, "frames_per_s": rate * args.sequence_length, "s_per_epoch": per_epoch / rate,
             "epoch_time": "measured" if taken >= total else "extrapolated", "clips_per_epoch": per_epoch,
             "clips_timed": timed, "seconds_timed": seconds, "first_batch_s": first_s,
-            "shape": list(first.shape), "dtype": str(first.dtype)}
+            "shape": list(first.shape), "dtype": str(first.dtype), **gpu_load}
+
+
+def system_spec(spec: str, args) -> tuple[str, int]:
+    """"pyav:8" -> ("pyav", 8); "sluice" -> ("sluice", --threads)."""
+    name, _, threads = spec.partition(":")
+    return name, int(threads) if threads else args.threads
+
+
+def make_row(args, videos, spec: str):
+    name, threads = system_spec(spec, args)
+    if name in ("sluice", "sluice-cuda"):
+        return sluice_row(args, videos, "cuda" if name == "sluice-cuda" else "cpu", threads)
+    if name == "pyav":
+        return pyav_row(args, videos, threads)
+    if name in ("torchcodec", "torchcodec-cuda"):
+        return torchcodec_row(args, videos, threads, "cuda" if name == "torchcodec-cuda" else "cpu")
+    return dali_row(args, videos, threads)
 
 
 def child(args, system: str) -> dict:
-    cuda, peak, done = system in ("sluice-cuda", "dali"), [0, 1], threading.Event()
+    cuda, peak, done = system_spec(system, args)[0] in CUDA_SYSTEMS, [0, 1], threading.Event()
     sampler = threading.Thread(target=sample_pss, args=(peak, done), daemon=True)
     sampler.start()
     try:
-        videos = open_videos(args)
-        batches, per_epoch, extra = (pyav_row(args, videos) if system == "pyav" else dali_row(args, videos)
-                                     if system == "dali" else sluice_row(args, videos, "cuda" if cuda else "cpu"))
-        result = {**measure(batches, per_epoch, args, cuda), **extra()}
         if cuda:
-            import torch
+            try:
+                import torch
+            except ImportError:
+                torch = None
+            if not (torch and torch.cuda.is_available()):
+                raise RowSkipped(f"torch.cuda is not available ({f'torch {torch.__version__}' if torch else 'no torch'})")
+        loader, start, per_epoch, extra = make_row(args, open_videos(args), system)
+        result = {**measure(epochs(args, loader, start), per_epoch, args, cuda), **extra()}
+        if cuda:
             result["torch_cuda_max_allocated"] = torch.cuda.max_memory_allocated()
     except RowSkipped as e:
         result = {"skipped": str(e)}
@@ -311,17 +257,24 @@ def note(r: dict) -> str:
     parts += [f"PSS of {r['processes']} processes {r['peak_pss_tree'] / 2**20:,.0f} MiB"] if r["processes"] > 1 else []
     for key, what in (("torch_cuda_max_allocated", "torch CUDA alloc"), ("sluice_gpu_memory_peak", "sluice GPU pool")):
         parts += [f"{what} {r[key] / 2**20:,.0f} MiB"] if r.get(key) is not None else []
+    if r.get("frames_decoded_per_clip"):
+        parts.append(f"{r['frames_decoded_per_clip']:.1f} pictures decoded a clip")
+    if r.get("sm_util_mean") is not None:
+        parts.append(f"SMs busy {r['sm_util_mean']:.0f}%")
     if r.get("dali_clips_per_epoch") not in (None, r["clips_per_epoch"]):
         parts.append(f"DALI counts {r['dali_clips_per_epoch']} clips")
     return "; ".join(parts)
 
 
 def table(rows: list) -> list:
-    out = ["| system | clips/s | frames/s | s/epoch | peak RSS MiB | note |", "|---|---:|---:|---:|---:|---|"]
+    out = ["| system | clips/s | frames/s | s/epoch | NVDEC busy % | peak RSS MiB | note |",
+           "|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
-        cells = ["-"] * 4 if "clips_per_s" not in r else [
+        nvdec = f"{r['nvdec_util_mean']:.0f} (max {r['nvdec_util_max']})" if "nvdec_util_mean" in r else "-"
+        cells = ["-"] * 5 if "clips_per_s" not in r else [
             f"{r['clips_per_s']:,.1f}", f"{r['frames_per_s']:,.0f}",
-            f"{r['s_per_epoch']:,.2f}" + "*" * (r["epoch_time"] == "extrapolated"), f"{r['peak_rss'] / 2**20:,.0f}"]
+            f"{r['s_per_epoch']:,.2f}" + "*" * (r["epoch_time"] == "extrapolated"), nvdec,
+            f"{r['peak_rss'] / 2**20:,.0f}"]
         out.append(f"| {r['system']} | {' | '.join(cells)} | {note(r)} |")
     return out
 
@@ -331,6 +284,7 @@ def parse_args():
     ap.add_argument("data", help="a folder of class folders of videos")
     for name, kind, default, what in (
             ("make", int, None, "first write N videos there"), ("frames", int, 300, "--make's frames per video"),
+            ("distinct", int, None, "--make: encode K, copy the rest"), ("speed", str, "medium", "--make's x264 preset"),
             ("size", size_arg, (1920, 1080), "--make's WxH"), ("sequence-length", int, 16, None),
             ("stride", int, 2, None), ("step", int, None, "default: sequence length * stride"),
             ("batch-size", int, 8, None), ("out-size", size_arg, (360, 640), "HxW"),
@@ -339,11 +293,14 @@ def parse_args():
             ("timeout", float, 1800, "seconds per row"), ("json", str, None, None)):
         ap.add_argument(f"--{name}", type=kind, default=default, help=what)
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--_child", choices=SYSTEMS, help=argparse.SUPPRESS)
+    ap.add_argument("--make-only", action="store_true", help="write the videos (--make) and stop")
+    ap.add_argument("--_child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.step = args.step or args.sequence_length * args.stride
-    if set(args.systems.split(",")) - set(SYSTEMS):
-        ap.error(f"--systems: choose among {', '.join(SYSTEMS)}")
+    for spec in args.systems.split(","):
+        name, _, threads = spec.partition(":")
+        if name not in SYSTEMS or (threads and not threads.isdigit()):
+            ap.error(f"--systems: {spec!r}: choose among {', '.join(SYSTEMS)}, each maybe with :THREADS")
     return args
 
 
@@ -353,6 +310,8 @@ def main() -> None:
         return print(json.dumps(child(args, args._child)), flush=True)
     if args.make:
         make_data(args)
+    if args.make_only:
+        return
     m, d = machine_info(), data_info(open_videos(args))
     info = {"machine": m, "data": d, "settings": {k: v for k, v in vars(args).items() if k not in ("json", "_child")}}
     (h, w), most = args.out_size, f", at most {args.max_clips} clips a row" if args.max_clips else ""

@@ -4,7 +4,9 @@
 # (Debian's libavformat-dev, which sluice is built against: the same sonames and structures),
 # from Debian's source tarball (checked against the Debian source package's SHA-256), with the
 # common containers, the H.264/HEVC/MPEG-4/VP8/VP9/AV1 parsers, the software decoders of the first
-# four and VP8/VP9, and the bitstream filters NVDEC needs; no external library. Carry it with
+# four and VP8/VP9, and the bitstream filters NVDEC needs; no external library. It also has the
+# libraries torchcodec links to (libavdevice without devices, libavfilter with the few filters
+# it uses, libswscale, libswresample), for bench/video_bench.py's torchcodec row. Carry it with
 # carry [".ffmpeg"]; scripts/device_env.sh puts .ffmpeg/lib on the loader's path. About 3 minutes
 # on 2 cores. Run on the development machine (Debian 12, network to the Debian mirror); it
 # installs nasm (FFmpeg's assembly, without which its decoders are several times slower).
@@ -29,8 +31,8 @@ echo "$want  $work/$tarball" | sha256sum -c --quiet
 tar -xJf "$work/$tarball" -C "$work"
 cd "$work/ffmpeg-$upstream"
 ./configure --prefix="$OLDPWD/.ffmpeg" --enable-shared --disable-static --disable-programs --disable-doc \
-  --disable-everything --disable-autodetect --disable-avdevice --disable-avfilter --disable-swscale \
-  --disable-swresample --disable-postproc --disable-network \
+  --disable-everything --disable-autodetect --disable-postproc --disable-network \
+  --enable-filter=buffer,buffersink,abuffer,abuffersink,scale,format,aformat,aresample,null,anull \
   --enable-protocol=file --enable-demuxer=mov,matroska,avi,mpegts,h264,hevc,m4v,ivf \
   --enable-parser=h264,hevc,mpeg4video,vp8,vp9,av1 --enable-decoder=h264,hevc,mpeg4,vp8,vp9 \
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,vp9_superframe_split,av1_frame_split,extract_extradata \

@@ -3,7 +3,7 @@
 # .deb/: that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network),
 # run the C++ and Python tests (the GPU ones included), make the benchmark datasets (a) and (b), run
 # the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
-#   usage (device tool, carry [".deb", ".whl"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|multigpu|shards|all]
+#   usage (device tool, carry [".deb", ".whl"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|multigpu|shards|video|videobench|all]
 #   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)
 #   probe: builds the Python module only and runs bench/gpu_probe.py on the datasets in
 #   PROBE_DATASETS ("a") with the configurations in PROBE (separated by spaces; see that script),
@@ -19,6 +19,7 @@
 #   tunebench: bench/tune_bench.py (the CPU path's tuner against the defaults and a sweep).
 #   video: the C++ tests and the video tests (NVDEC against the CPU decode); carry .ffmpeg too
 #   (scripts/build_device_ffmpeg.sh: the machine has no FFmpeg) and PyAV in .whl.
+#   videobench: bench/video_bench.py on the seed experiment's videos (see below).
 #   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
 #   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
 #   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
@@ -58,12 +59,20 @@ make_datasets() {  # DATASETS: which ("a b" by default)
   esac
 }
 
+# The seed experiment's videos for videobench (kept by a warm machine; see there).
+make_seed_videos() {
+  [ -f /tmp/seed.done ] || { "$PY" bench/video_bench.py /tmp/seed --make 173 --distinct "${VB_DISTINCT:-16}" \
+    --speed "${VB_SPEED:-veryfast}" --frames 300 --size 1920x1080 --make-only >"$OUT/seed_videos.log" 2>&1 &&
+    touch /tmp/seed.done; }
+}
+
 # prepare (run it in the background with setsid): this tree's build, the datasets, and OLD's build
-# when OLD names another tree (a `git archive` of the commit before a change, carried); markers in
-# /tmp tell a later call what is done.
+# when OLD names another tree (a `git archive` of the commit before a change, carried), and with
+# SEED_VIDEOS=1 videobench's videos; markers in /tmp tell a later call what is done.
 if [ "$what" = prepare ]; then
   if build_tree . build/gpu Release new; then touch /tmp/built_new; else touch /tmp/built_new.failed; fi
   make_datasets && touch /tmp/datasets.done
+  [ -n "${SEED_VIDEOS:-}" ] && make_seed_videos
   if [ -n "${OLD:-}" ]; then build_tree "$OLD" build/gpu Release old || echo "the build of $OLD failed"; fi
   touch /tmp/prepared
   exit 0
@@ -142,6 +151,26 @@ if [ "$what" = video ]; then  # (issue 20) the C++ tests, and the video tests (N
     tests/python/test_make_videos.py >"$OUT/pytest.log" 2>&1
   echo "pytest: $(tail -1 "$OUT/pytest.log")"
   grep -E "^FAILED|^ERROR|^SKIPPED|Error" "$OUT/pytest.log" | head -30
+  exit 0
+fi
+
+# videobench (issue 20): the seed experiment, bench/video_bench.py on 173 videos of 300 frames at
+# 1080p H.264 (VB_DISTINCT of them encoded with x264 preset VB_SPEED, the rest copies: encoding all
+# would take ~12 minutes of the machine), clips of 16 frames, batch 8, 640x360, for each stride in
+# VB_STRIDES; rows VB_SYSTEMS (VB_SYSTEMS_1 for stride 1), at most VB_MAX_CLIPS clips each. DALI
+# rows need `bash .peer/peer_wheels.sh install` first (carried in parts, see that script).
+if [ "$what" = videobench ]; then
+  wait_for /tmp/prepared 500 || make_seed_videos
+  export PYTHONPATH=$PYTHONPATH:/tmp/peer-site LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+  for stride in ${VB_STRIDES:-2 1}; do
+    systems=${VB_SYSTEMS:-sluice-cuda,sluice,dali,dali:8,pyav:8,pyav:16,torchcodec:16,torchcodec-cuda}
+    [ "$stride" = 1 ] && systems=${VB_SYSTEMS_1:-sluice-cuda,sluice,dali,pyav:16}
+    timeout "${VB_TIMEOUT:-500}" "$PY" bench/video_bench.py /tmp/seed --make 173 --distinct "${VB_DISTINCT:-16}" \
+      --speed "${VB_SPEED:-veryfast}" --frames 300 --size 1920x1080 --sequence-length 16 --stride "$stride" \
+      --batch-size 8 --out-size 360x640 --threads 16 --max-clips "${VB_MAX_CLIPS:-400}" --timeout "${VB_ROW_TIMEOUT:-120}" \
+      --systems "$systems" ${VB_ARGS:-} --json "$OUT/video_stride$stride.json" 2>&1 | tee -a "$OUT/videobench.log" |
+      grep -v "^  "
+  done
   exit 0
 fi
 

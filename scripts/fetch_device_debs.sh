@@ -5,7 +5,8 @@
 # itself with what it needs (used there only when the machine has no libcurl.so.4); in .deb/nginx
 # nginx (bench/shard_bench.py serves the shards with it); in .deb/gdb gdb with its libraries
 # (bench/gpu_probe.py prints the threads' stacks of a configuration that hangs). Also fills .whl/
-# with the Python wheels the benchmarks need there: webdataset and braceexpand, matplotlib, PyAV.
+# with the Python wheels the benchmarks need there: webdataset and braceexpand, matplotlib, PyAV,
+# torchcodec (for that machine's torch 2.11; it runs on the FFmpeg of build_device_ffmpeg.sh).
 # .deb and .whl together pass the device tool's 64 MiB: carry .whl alone in a first call (the
 # wheels are installed into /tmp/site, which a warm machine keeps), then .deb (and .ffmpeg).
 # Run on the development machine (Debian 12, network to the Debian mirror).
@@ -24,6 +25,9 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -
 # PyAV (36 MB: the video tests write their videos with it and compare with its decode)
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_28_x86_64 -d .whl av==18.1.0
+# torchcodec (bench/video_bench.py's peer; 0.11 is the release for torch 2.11)
+python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+  --platform manylinux_2_28_x86_64 -d .whl torchcodec==0.11.1
 # matplotlib (sluice doctor's chart) and what it imports that the machine lacks
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl matplotlib contourpy cycler \

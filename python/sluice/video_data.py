@@ -9,7 +9,8 @@ that read_frame_number() reads back, and as digits for people. Everything follow
 Codecs and what the encoders accept (PyAV 18, FFmpeg 8):
     h264  (libx264) and hevc (libx265): even width and height with yuv420p, even width with
           yuv422p, any size with yuv444p; key frames exactly every `gop` frames (scenecut off,
-          closed GOP), `bframes` B-frames, quality from `crf`.
+          closed GOP), `bframes` B-frames, quality from `crf`, encoder speed from `speed` (the
+          encoders' presets, ultrafast to veryslow: faster ones write larger files).
     mpeg4 (FFmpeg's MPEG-4 Part 2): any size, yuv420p only; key frames forced every `gop`
           frames; no CRF: `crf` becomes the fixed quantizer round(crf / 5), clipped to 2-31.
 Containers by extension: .mp4 (time base 1/90000; 1/30000 for mpeg4, whose encoder allows at
@@ -35,6 +36,7 @@ __all__ = ["make_video", "make_videos", "read_frame_number", "SEED_PRESET", "COD
 
 CODECS = {"h264": "libx264", "hevc": "libx265", "mpeg4": "mpeg4"}
 CONTAINERS = (".mp4", ".mkv")
+SPEEDS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
 DEFAULTS = dict(count=8, classes=2, width=320, height=240, frames=48, fps=24, codec="h264", gop=12,
                 bframes=2)
 # The seed experiment's data: 173 ten-second 1080p clips, a key frame every second.
@@ -96,15 +98,15 @@ def _timestamps(frames: int, fps: Fraction, tb: Fraction, vfr: bool, start_pts: 
     return [start_pts] + (start_pts + np.cumsum(durations)).tolist()
 
 
-def _encoder_setup(stream, codec: str, gop: int, bframes: int, crf: float, threads: int) -> None:
+def _encoder_setup(stream, codec: str, gop: int, bframes: int, crf: float, threads: int, speed: str) -> None:
     """Key frames every `gop` frames (closed GOPs, no scene-cut key frames), `bframes` B-frames."""
     cc = stream.codec_context
     cc.thread_count = threads
     common = f"keyint={gop}:min-keyint={gop}:scenecut=0:bframes={bframes}"
     if codec == "h264":  # x264 clamps min-keyint to keyint/2+1; scenecut=0 keeps the cadence
-        cc.options = {"crf": str(crf), "x264-params": common}
+        cc.options = {"crf": str(crf), "preset": speed, "x264-params": common}
     elif codec == "hevc":  # x265 opens its GOPs by default
-        cc.options = {"crf": str(crf), "x265-params": f"{common}:open-gop=0:log-level=error"}
+        cc.options = {"crf": str(crf), "preset": speed, "x265-params": f"{common}:open-gop=0:log-level=error"}
         cc.codec_tag = "hvc1"  # the tag Apple's players want in MP4
     else:
         # Its own GOP counter runs in coded order and, with B-frames, puts I-frames early (gop 6,
@@ -207,17 +209,19 @@ def _frame(scene: dict, t: float, index: int, width: int, height: int, frames: i
 def make_video(path: str, *, width: int = 320, height: int = 240, frames: int = 48, fps=24,
                codec: str = "h264", gop: int = 12, bframes: int = 2, vfr: bool = False,
                start_pts: int = 0, seed=0, crf: float = 23, pix_fmt: str = "yuv420p",
-               threads: int = 0, faststart: bool = False) -> dict:
+               threads: int = 0, faststart: bool = False, speed: str = "medium") -> dict:
     """Writes one synthetic video to `path` (.mp4 or .mkv); see the module docstring.
 
     `gop`: frames from one key frame to the next; `start_pts`: the first frame's pts, in the
     stream's time base; `seed`: an int or a sequence of ints; `threads`: encoder threads (0:
     FFmpeg's choice); `faststart`: an MP4's index (the moov atom) before the frames rather than
-    after them. Returns path, frames, width, height, codec, fps, keyframes (the indices
+    after them; `speed`: the encoder's preset (h264, hevc). Returns path, frames, width, height, codec, fps, keyframes (the indices
     of the key frames), time_base, pts (each frame's, in presentation order) and bytes.
     """
     path = os.fspath(path)
     _check(path, width, height, frames, fps, codec, gop, bframes, pix_fmt, start_pts)
+    if speed not in SPEEDS:
+        raise ValueError(f"speed must be one of {', '.join(SPEEDS)}, got {speed!r}")
     av = _av()
     rate = Fraction(fps).limit_denominator(1001)
     tb = _time_base(path, codec)
@@ -233,7 +237,7 @@ def make_video(path: str, *, width: int = 320, height: int = 240, frames: int = 
         stream = out.add_stream(CODECS[codec], rate=rate)
         stream.width, stream.height, stream.pix_fmt = width, height, pix_fmt
         stream.time_base = stream.codec_context.time_base = tb
-        _encoder_setup(stream, codec, gop, bframes, crf, threads)
+        _encoder_setup(stream, codec, gop, bframes, crf, threads, speed)
         for i, p in enumerate(pts):
             frame = av.VideoFrame.from_ndarray(_frame(scene, float((p - start_pts) * tb), i, width,
                                                       height, frames), format="rgb24")
@@ -324,6 +328,7 @@ def add_parser(sub) -> None:
     v.add_argument("--gop", type=int, help="frames between key frames (default 12)")
     v.add_argument("--bframes", type=int, help="B-frames (default 2)")
     v.add_argument("--crf", type=float, help="quality, lower is better (default 23)")
+    v.add_argument("--speed", choices=SPEEDS, help="encoder preset, h264 and hevc (default medium)")
     v.add_argument("--pix-fmt", choices=["yuv420p", "yuv422p", "yuv444p"], help="default yuv420p")
     v.add_argument("--vfr", action="store_true", help="variable frame rate: irregular timestamps")
     v.add_argument("--start-pts", type=int, default=0, help="first timestamp, in the stream's time base")
@@ -341,7 +346,7 @@ def cmd(args: argparse.Namespace) -> int:
     settings = dict(DEFAULTS, **PRESETS.get(args.preset, {}))
     if args.size is not None:
         settings["width"], settings["height"] = args.size
-    for key in ("count", "classes", "frames", "fps", "codec", "gop", "bframes", "crf", "pix_fmt"):
+    for key in ("count", "classes", "frames", "fps", "codec", "gop", "bframes", "crf", "pix_fmt", "speed"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
     start = time.perf_counter()

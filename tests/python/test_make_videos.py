@@ -111,6 +111,21 @@ def test_bad_arguments(tmp_path):
         video_data.make_video(str(tmp_path / "x.avi"))
     with pytest.raises(ValueError, match="mpeg4 encodes yuv420p only"):
         video_data.make_video(str(tmp_path / "x.mp4"), codec="mpeg4", pix_fmt="yuv444p")
+    with pytest.raises(ValueError, match="speed must be one of ultrafast"):
+        video_data.make_video(str(tmp_path / "x.mp4"), speed="warp")
+
+
+def test_encoder_speed(tmp_path):
+    """A faster preset writes the same frames (its own compression) in a larger file, with the
+    same key frames and B-frames."""
+    kw = dict(width=128, height=96, frames=24, gop=8, bframes=2, seed=1)
+    fast = video_data.make_video(str(tmp_path / "fast.mp4"), speed="ultrafast", **kw)
+    slow = video_data.make_video(str(tmp_path / "slow.mp4"), speed="medium", **kw)
+    assert fast["bytes"] > slow["bytes"]
+    for info in (fast, slow):
+        frames = list(decode(info["path"]))
+        assert [video_data.read_frame_number(f.to_ndarray(format="rgb24"), 24) for f in frames] == list(range(24))
+        assert [i for i, f in enumerate(frames) if f.key_frame] == [0, 8, 16]
 
 
 def test_deterministic_from_the_seed(tmp_path):
