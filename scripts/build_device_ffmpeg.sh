@@ -3,8 +3,9 @@
 # download: libavformat, libavcodec and libavutil of the same version as this machine's headers
 # (Debian's libavformat-dev, which sluice is built against: the same sonames and structures),
 # from Debian's source tarball (checked against the Debian source package's SHA-256), with the
-# common containers, the H.264/HEVC/MPEG-4/VP8/VP9/AV1 parsers, the software decoders of the first
-# four and VP8/VP9, and the bitstream filters NVDEC needs; no external library. It also has the
+# common containers, the H.264/HEVC/MPEG-4/VP8/VP9/AV1 parsers, the software decoders of H.264,
+# HEVC, MPEG-4, VP8, VP9 and Motion JPEG (a codec NVDEC lacks, for the tests of the fallback),
+# and the bitstream filters NVDEC needs; no external library. It also has the
 # libraries torchcodec links to (libavdevice without devices, libavfilter with the few filters
 # it uses, libswscale, libswresample), for bench/video_bench.py's torchcodec row. Carry it with
 # carry [".ffmpeg"]; scripts/device_env.sh puts .ffmpeg/lib on the loader's path. About 3 minutes
@@ -34,7 +35,7 @@ cd "$work/ffmpeg-$upstream"
   --disable-everything --disable-autodetect --disable-postproc --disable-network \
   --enable-filter=buffer,buffersink,abuffer,abuffersink,scale,format,aformat,aresample,null,anull \
   --enable-protocol=file --enable-demuxer=mov,matroska,avi,mpegts,h264,hevc,m4v,ivf \
-  --enable-parser=h264,hevc,mpeg4video,vp8,vp9,av1 --enable-decoder=h264,hevc,mpeg4,vp8,vp9 \
+  --enable-parser=h264,hevc,mpeg4video,vp8,vp9,av1 --enable-decoder=h264,hevc,mpeg4,vp8,vp9,mjpeg \
   --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,vp9_superframe_split,av1_frame_split,extract_extradata \
   >"$work/configure.log" 2>&1 || { tail -20 "$work/configure.log"; exit 1; }
 make -j "$(nproc)" >"$work/make.log" 2>&1 || { grep -E "error" "$work/make.log" | head -20; exit 1; }

@@ -92,11 +92,17 @@ Status ClipSource::DecodeFrames(size_t video, std::span<const int64_t> frames,
                                 NvdecDecoderSlot* nvdec_slot, int64_t* pictures) const {
   const VideoIndex& vindex = indexes_[video];
   const std::string& path = videos_[video].path;
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<VideoDecoder> decoder, nvdec_stream != nullptr
-                                                                     ? VideoDecoder::OpenNvdec(path, vindex, nvdec_stream, nvdec_slot)
-                                                                     : VideoDecoder::Open(path, vindex));
-  const Status s = decoder->Decode(frames, out);
-  *pictures += decoder->pictures();
+  auto decode = [&](bool nvdec) -> Status {
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<VideoDecoder> decoder, nvdec ? VideoDecoder::OpenNvdec(path, vindex, nvdec_stream, nvdec_slot)
+                                                                          : VideoDecoder::Open(path, vindex));
+    const Status s = decoder->Decode(frames, out);
+    *pictures += decoder->pictures();
+    return s;
+  };
+  Status s = decode(nvdec_stream != nullptr);
+  // What NVDEC refuses (a codec it has no engine for, a format or size outside its limits) the
+  // CPU decodes: its pictures then come in host memory.
+  if (nvdec_stream != nullptr && s.code() == StatusCode::kUnsupported) s = decode(false);
   if (!s.ok())
     return Status(s.code(), "clip of frames " + std::to_string(frames.front()) + "-" + std::to_string(frames.back()) + ": " +
                                 s.message());

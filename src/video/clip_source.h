@@ -63,8 +63,10 @@ class ClipSource : public Source {
   Clip ClipAt(int64_t index, uint64_t seed, int64_t epoch) const;
   // Decodes that clip's frames in order, calling `out` for each (k = 0 .. frames_per_clip() - 1):
   // on the CPU, or with `nvdec_stream` (a cudaStream_t) on the current GPU's NVDEC, the pictures
-  // then in device memory (VideoDecoder::OpenNvdec, keeping its decoder in `nvdec_slot`). Errors:
-  // the decoder's, naming the frames; the caller adds name().
+  // then in device memory (VideoDecoder::OpenNvdec, keeping its decoder in `nvdec_slot`); where
+  // NVDEC refuses the video (Unsupported: its codec, format or size), on the CPU after all, the
+  // pictures in host memory (YuvView::device tells). Errors: the decoder's, naming the frames;
+  // the caller adds name().
   Status DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out, void* nvdec_stream = nullptr,
                     NvdecDecoderSlot* nvdec_slot = nullptr) const;
   // The clips `indices` (all of one video: GroupByVideo) decoded in one pass over the video, each

@@ -42,6 +42,8 @@ Result<YuvView> PictureView(const FfmpegApi& av, const AVFrame& frame) {
 Result<std::unique_ptr<CpuPictures>> CpuPictures::Create(const Demuxer& demuxer, int threads) {
   const FfmpegApi& av = demuxer.av();
   const AVCodec* codec = av.avcodec_find_decoder(demuxer.codec().codec_id);
+  if (codec == nullptr)
+    return Unsupported("codec ", av.avcodec_get_name(demuxer.codec().codec_id), ": this FFmpeg has no decoder for it");
   std::unique_ptr<CpuPictures> p(new CpuPictures(av, av.avcodec_alloc_context3(codec), av.av_frame_alloc()));
   if (p->codec_ == nullptr || p->frame_ == nullptr) return ResourceExhausted("out of memory for a video decoder");
   int rc = av.avcodec_parameters_to_context(p->codec_, &demuxer.codec());

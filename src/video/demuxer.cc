@@ -41,9 +41,8 @@ Result<std::unique_ptr<Demuxer>> Demuxer::Open(const std::string& path, bool pro
   // Only the video stream's packets are read.
   for (unsigned i = 0; i < format->nb_streams; ++i)
     if (static_cast<int>(i) != rc) format->streams[i]->discard = AVDISCARD_ALL;
+  // No decoder is needed here: NVDEC may decode what this FFmpeg cannot (CpuPictures checks).
   const AVCodecParameters& par = demuxer->codec();
-  if (av->avcodec_find_decoder(par.codec_id) == nullptr)
-    return Unsupported("codec ", av->avcodec_get_name(par.codec_id), ": this FFmpeg has no decoder for it");
   if (par.width <= 0 || par.height <= 0) return CorruptData("the video stream has no picture size");
   return demuxer;
 }

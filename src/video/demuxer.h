@@ -24,8 +24,8 @@ class Demuxer {
   // `probe`: also read the start of the streams to fill in what the container's header leaves out
   // (slower; needed for containers without a header, such as MPEG-TS). Errors: NotFound, IOError,
   // CorruptData (not a container FFmpeg recognizes, a missing MP4 `moov` atom), Unsupported (no
-  // video stream: an audio-only file, or a codec this FFmpeg cannot decode), FailedPrecondition
-  // (no FFmpeg on this machine).
+  // video stream: an audio-only file), FailedPrecondition (no FFmpeg on this machine). A codec
+  // this FFmpeg cannot decode is demuxed all the same (NVDEC may decode it).
   static Result<std::unique_ptr<Demuxer>> Open(const std::string& path, bool probe);
   ~Demuxer();
   Demuxer(const Demuxer&) = delete;

@@ -257,6 +257,7 @@ Status NvdecPictures::TakeShown(const PictureFn& out) {
     view.height = d.format.display_area.bottom - d.format.display_area.top;
     view.matrix = MatrixOf(d.format.video_signal_description.matrix_coefficients);
     view.full_range = d.format.video_signal_description.video_full_range_flag != 0;
+    view.device = true;
     status = out(info.timestamp, view);
     // The work `out` queued reads the picture: it stays mapped until that is done, which is
     // waited for after the next picture's work is queued.

@@ -106,13 +106,25 @@ def test_odd_sizes(tmp_path):
 
 def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="codec must be one of"):
-        video_data.make_video(str(tmp_path / "x.mp4"), codec="vp9")
+        video_data.make_video(str(tmp_path / "x.mp4"), codec="theora")
     with pytest.raises(ValueError, match=r"\.mp4 or \.mkv"):
         video_data.make_video(str(tmp_path / "x.avi"))
     with pytest.raises(ValueError, match="mpeg4 encodes yuv420p only"):
         video_data.make_video(str(tmp_path / "x.mp4"), codec="mpeg4", pix_fmt="yuv444p")
     with pytest.raises(ValueError, match="speed must be one of ultrafast"):
         video_data.make_video(str(tmp_path / "x.mp4"), speed="warp")
+
+
+@pytest.mark.parametrize("codec, name", [("vp9", "v.mkv"), ("av1", "a.mp4")])
+def test_vp9_and_av1(tmp_path, codec, name):
+    """Key frames every `gop`, every frame there, in order, with its number."""
+    info = video_data.make_video(str(tmp_path / name), width=64, height=64, frames=25, gop=10, codec=codec)
+    frames = decode(info["path"])
+    assert frames[0].format.name == "yuv420p" and (frames[0].width, frames[0].height) == (64, 64)
+    assert [video_data.read_frame_number(f.to_ndarray(format="rgb24"), 25) for f in frames] == list(range(25))
+    assert [i for i, f in enumerate(frames) if f.key_frame] == [0, 10, 20] == info["keyframes"]
+    with av.open(info["path"]) as c:
+        assert c.streams.video[0].codec_context.name in ({"vp9"} if codec == "vp9" else {"av1", "libdav1d", "libaom-av1"})
 
 
 def test_encoder_speed(tmp_path):

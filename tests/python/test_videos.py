@@ -264,6 +264,50 @@ def test_cuda_loader_gives_the_cpu_batches_on_the_gpu(folder, colour, overlappin
     assert n == len(v) and gpu.stats()["samples"] == n
 
 
+def write_mjpeg(path: str, frames: int = 12) -> str:
+    """Motion JPEG in Matroska (full-range 4:2:0, every frame a key frame): a codec NVDEC has no
+    engine for."""
+    import av
+    rng = np.random.default_rng(3)
+    with av.open(path, "w") as c:
+        s = c.add_stream("mjpeg", rate=24)
+        s.width, s.height, s.pix_fmt = W, H, "yuvj420p"
+        for _ in range(frames):
+            picture = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+            for p in s.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    return path
+
+
+def test_mjpeg_clips_on_the_cpu(tmp_path):
+    v = sluice.Videos([(write_mjpeg(str(tmp_path / "motion.mkv")), 0)], sequence_length=3, step=3)
+    loader = sluice.Loader(v, [T.CenterCrop((H, W))], batch_size=2, dtype="uint8", layout="NHWC", output="numpy")
+    got = numpy_clips(loader)
+    assert sorted(i for i, _ in got) == list(range(4))
+    for i, clip in got:
+        np.testing.assert_array_equal(clip, reference(v, i), err_msg=f"clip {i}")
+
+
+@pytest.mark.skipif(getattr(_core, "cuda_device_count", lambda: 0)() == 0, reason="needs a GPU")
+def test_cuda_loader_decodes_what_nvdec_lacks_on_the_cpu(tmp_path):
+    """A video of a codec NVDEC has no engine for is decoded on the CPU and its pictures copied to
+    the GPU for the same kernels: the CPU path's batches exactly."""
+    torch = pytest.importorskip("torch")
+    path = write_mjpeg(str(tmp_path / "motion.mkv"))
+    with pytest.raises(sluice.DecodeError, match=r"motion\.mkv: NVDEC has no engine for mjpeg"):
+        _core.read_video_frames(path, [0], device="cuda")
+    v = sluice.Videos([(path, 0)], sequence_length=3, step=3)
+    tf = [T.RandomResizedCrop((32, 32)), T.RandomHorizontalFlip(), T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
+    kw = dict(batch_size=2, shuffle=True, seed=1, dtype="float16")
+    gpu = sluice.Loader(v, tf, device="cuda", **kw)
+    assert not gpu._upload  # the clip path, not the CPU loader's batches copied over
+    for (xc, yc), (xg, yg) in zip(sluice.Loader(v, tf, **kw), gpu):
+        assert torch.equal(xg.cpu(), xc) and torch.equal(yg.cpu(), yc)
+    assert gpu.stats()["samples"] == len(v) == 4
+
+
 def test_index_cache(folder, tmp_path):
     """A video indexed once is taken from the cache while its size and modification time stand:
     a copy whose packets are then overwritten (same size, same time) still gives its clips from

@@ -44,10 +44,13 @@ struct ClipBatch : RingBatch {
   std::atomic<int> pending{0};           // groups not done
 };
 
-// A decode session's memory: its clips' frame descriptors and tap tables.
+// A decode session's memory: its clips' frame descriptors and tap tables, and a picture the CPU
+// decoded (a video NVDEC refuses) copied to the device.
 struct Session {
   CudaStream stream;
   NvdecDecoderSlot decoder;  // kept from clip to clip
+  uint8_t* yuv = nullptr;
+  size_t yuv_bytes = 0;
   uint8_t* table = nullptr;
   size_t table_bytes = 0;
   std::vector<uint8_t> host;
@@ -85,6 +88,8 @@ class GpuClipExecutor : public BatchWork {
   Result<FrameKernels> UploadDescriptors(const ClipBatch& b, const std::vector<int>& group, int w, int h, Session* s,
                                          std::vector<Status>* status);
   Status Grow(uint8_t** p, size_t* have, size_t want, cudaStream_t stream);
+  // A picture in host memory copied to the session's device buffer (rows packed, I420 or NV12 as it was).
+  Result<YuvView> Upload(const YuvView& host, Session* s);
   void Finish(ClipBatch& b);
 
   std::shared_ptr<const ClipSource> clips_;
@@ -138,6 +143,7 @@ GpuClipExecutor::~GpuClipExecutor() {
   for (auto& s : sessions_) {
     cudaStreamSynchronize(s->stream.get());
     if (s->table != nullptr) pool_->Free(s->table, s->table_bytes, nullptr);
+    if (s->yuv != nullptr) pool_->Free(s->yuv, s->yuv_bytes, nullptr);
   }
   if (lut_dev_ != nullptr) pool_->Free(lut_dev_, lut_bytes_, nullptr);
 }
@@ -195,6 +201,32 @@ Status GpuClipExecutor::Grow(uint8_t** p, size_t* have, size_t want, cudaStream_
   *p = static_cast<uint8_t*>(q);
   *have = want;
   return Status::OK();
+}
+
+Result<YuvView> GpuClipExecutor::Upload(const YuvView& host, Session* s) {
+  const size_t w = static_cast<size_t>(host.width), h = static_cast<size_t>(host.height);
+  const size_t cw = (w + 1) / 2, ch = (h + 1) / 2;
+  const cudaStream_t stream = s->stream.get();
+  SLUICE_RETURN_IF_ERROR(Grow(&s->yuv, &s->yuv_bytes, w * h + 2 * cw * ch, stream));
+  const bool nv12 = host.uv_step == 2 && host.v == host.u + 1;
+  if (!nv12 && host.uv_step != 1) return Internal("a picture whose chroma is neither I420 nor NV12");
+  uint8_t* const y = s->yuv;
+  uint8_t* const u = s->yuv + w * h;
+  uint8_t* const v = nv12 ? u + 1 : u + cw * ch;
+  YuvView dev = host;
+  dev.y = y, dev.u = u, dev.v = v;
+  dev.y_stride = static_cast<ptrdiff_t>(w);
+  dev.uv_stride = static_cast<ptrdiff_t>(nv12 ? 2 * cw : cw);
+  dev.device = true;
+  // From pageable memory: each copy waits for the stream's earlier work (the last picture's
+  // kernels) and has taken the bytes when it returns.
+  auto copy = [&](uint8_t* dst, const uint8_t* src, ptrdiff_t pitch, size_t width, size_t rows) {
+    return cudaMemcpy2DAsync(dst, width, src, static_cast<size_t>(pitch), width, rows, cudaMemcpyHostToDevice, stream);
+  };
+  SLUICE_CUDA_RETURN_IF_ERROR(copy(y, host.y, host.y_stride, w, h));
+  SLUICE_CUDA_RETURN_IF_ERROR(copy(u, host.u, host.uv_stride, nv12 ? 2 * cw : cw, ch));
+  if (!nv12) SLUICE_CUDA_RETURN_IF_ERROR(copy(v, host.v, host.uv_stride, cw, ch));
+  return dev;
 }
 
 Result<GpuClipExecutor::FrameKernels> GpuClipExecutor::UploadDescriptors(const ClipBatch& b,
@@ -275,7 +307,11 @@ std::vector<Status> GpuClipExecutor::RunGroup(ClipBatch& b, const std::vector<in
         if (frame.width != w || frame.height != h)
           return Unsupported("a frame of ", frame.width, "x", frame.height, " in a ", w, "x", h, " stream");
         const size_t j = live[jj];
-        SLUICE_CUDA_RETURN_IF_ERROR(LaunchYuvResizeFinish(frame, fk.descs + j * static_cast<size_t>(frames) + static_cast<size_t>(k), 1,
+        YuvView picture = frame;
+        if (!frame.device) {
+          SLUICE_ASSIGN_OR_RETURN(picture, Upload(frame, s));
+        }
+        SLUICE_CUDA_RETURN_IF_ERROR(LaunchYuvResizeFinish(picture, fk.descs + j * static_cast<size_t>(frames) + static_cast<size_t>(k), 1,
                                                           fk.tiles[j], fk.taps, gpu_finish_, stream));
         return Status::OK();
       },
