@@ -107,9 +107,15 @@ Status NvdecPictures::Restart() {
   params.pfnDisplayPicture = &NvdecPictures::OnDisplay;
   if (const CUresult r = nv_.cuvidCreateVideoParser(&parser_, &params); r != CUDA_SUCCESS)
     return FailedPrecondition("cannot make an NVDEC parser: ", CuResultText(r));
-  // A new parser knows no parameter sets: give it the stream's (start-code form after the filter).
+  // A new parser knows no parameter sets: give it the stream's (start-code form after the filter;
+  // for AV1 the OBUs after the 4-byte header of MP4's and Matroska's av1C record). VP8's and
+  // VP9's extradata is a description, not bitstream: their key frames carry what they need.
   const AVCodecParameters& par = bsf_ != nullptr ? *bsf_->par_out : demuxer_.codec();
-  if (par.extradata_size > 0) return Parse(par.extradata, static_cast<size_t>(par.extradata_size), 0, 0);
+  if (codec_ == cudaVideoCodec_VP8 || codec_ == cudaVideoCodec_VP9) return Status::OK();
+  const bool av1c = codec_ == cudaVideoCodec_AV1 && par.extradata_size > 4 && (par.extradata[0] & 0x80) != 0;
+  const int skip = av1c ? 4 : 0;
+  if (par.extradata_size > skip)
+    return Parse(par.extradata + skip, static_cast<size_t>(par.extradata_size - skip), 0, 0);
   return Status::OK();
 }
 
