@@ -264,6 +264,28 @@ def test_cuda_loader_gives_the_cpu_batches_on_the_gpu(folder, colour, overlappin
     assert n == len(v) and gpu.stats()["samples"] == n
 
 
+def test_codec_without_a_decoder(folder, tmp_path):
+    """A Matroska file whose track names a codec no decoder knows (the H.264 track's CodecID
+    overwritten) is indexed from its packets; its clips fail when decoded, naming the file and
+    the reason, or are skipped and reported."""
+    path = str(tmp_path / "unknown.mkv")
+    video_data.make_video(path, width=W, height=H, frames=12, gop=4, bframes=0)
+    data = open(path, "rb").read()
+    assert data.count(b"V_MPEG4/ISO/AVC") == 1
+    open(path, "wb").write(data.replace(b"V_MPEG4/ISO/AVC", b"V_SLUICE/NO/SUC"))
+    v = sluice.Videos([(path, 1), (os.path.join(folder, "c0", "v0.mp4"), 0)], sequence_length=4, step=4)
+    assert v.num_frames == [12, 40] and len(v) == 3 + 10
+    kw = dict(batch_size=4, dtype="uint8", output="numpy")
+    with pytest.raises(sluice.DecodeError, match=r"unknown\.mkv: clip of frames 0-3: codec none: this FFmpeg has "
+                                                 r"no decoder for it"):
+        next(iter(sluice.Loader(v, [T.CenterCrop((H, W))], **kw)))
+    loader = sluice.Loader(v, [T.CenterCrop((H, W))], on_error="skip", **kw)
+    assert sum(len(y) for _x, y in loader) == 10
+    st = loader.stats()
+    assert st["skipped_count"] == 3 and {s["path"] for s in st["skipped"]} == {path}
+    assert all("no decoder" in s["reason"] for s in st["skipped"])
+
+
 def write_mjpeg(path: str, frames: int = 12) -> str:
     """Motion JPEG in Matroska (full-range 4:2:0, every frame a key frame): a codec NVDEC has no
     engine for."""
