@@ -1,4 +1,4 @@
-"""The loader's tuner against today's defaults and a hand sweep (issue 19), CPU path.
+"""The loader's tuner against today's defaults and a hand sweep (issue 19), CPU or GPU path.
 
 For each dataset and consumer, rows each in their own process, same files:
   default        num_threads = all of this process's CPUs, prefetch 2, both given (no tuner):
@@ -13,7 +13,11 @@ with the consumer's step in the loop. Consumers:
                  threads (competes with the loader's threads for cores)
 
     python bench/tune_bench.py DATA [DATA ...] --consumers none,sleep:40,torch:4 --seconds 5
-        [--threads 2,4,8,16] [--prefetch 2,4] [--repeats 3] [--json out.json]
+        [--threads 2,4,8,16] [--prefetch 2,4] [--repeats 3] [--device cuda] [--json out.json]
+With --device cuda (consumers none and sleep:MS; batches float16 on the GPU, the rate timed to
+a device sync) the tuner tunes the I/O threads and the prefetch, not the compute threads (the
+route scheduler splits the decoding): the sweep's --threads are I/O threads, default is 4 I/O
+threads and prefetch 2.
 Prints a table per dataset and consumer, then: tuned / default and tuned / best swept. With
 --repeats R the rows run R times in interleaved rounds (so that a drift of the machine's speed
 touches every row alike); a row's rate is the median of its runs, shown with their range.
@@ -56,13 +60,17 @@ def consumer_step(kind: str):
     raise SystemExit(f"unknown consumer {kind!r}")
 
 
-def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, settle: float, batch: int) -> dict:
+def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, settle: float, batch: int,
+          device: str) -> dict:
     import sluice
     import sluice.transforms as T
-    kw = {} if threads <= 0 else {"num_threads": threads, "prefetch": prefetch}
+    cuda = device == "cuda"
+    kw = {} if threads <= 0 else {"io_threads" if cuda else "num_threads": threads, "prefetch": prefetch}
+    if cuda:
+        kw.update(device="cuda", dtype="float16", output="torch")
     loader = sluice.Loader(data, [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
                                   T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)],
-                           batch_size=batch, shuffle=True, output="numpy", **kw)
+                           batch_size=batch, shuffle=True, **({"output": "numpy"} | kw))
     step = consumer_step(kind)
 
     def batches():
@@ -80,15 +88,19 @@ def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, set
     while time.perf_counter() - t0 < seconds or n < 4:
         step(next(it))
         n += 1
+    if cuda:
+        __import__("torch").cuda.synchronize()
     rate = n * batch / (time.perf_counter() - t0)
     s = loader.stats()
     loader.close()
-    return {"images_per_s": rate, "threads": s["num_threads"], "prefetch": s["prefetch"], "tuning": s["tuning"]}
+    return {"images_per_s": rate, "threads": s["io_threads" if cuda else "num_threads"], "prefetch": s["prefetch"],
+            "tuning": s["tuning"]}
 
 
 def run_row(data, kind, threads, prefetch, args) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), data, "--_child", kind, str(threads), str(prefetch),
-           "--seconds", str(args.seconds), "--settle", str(args.settle), "--batch-size", str(args.batch_size)]
+           "--seconds", str(args.seconds), "--settle", str(args.settle), "--batch-size", str(args.batch_size),
+           "--device", args.device]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -119,23 +131,25 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--repeats", type=int, default=1, help="rounds over the rows; a row's rate is their median")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     ap.add_argument("--json")
     ap.add_argument("--_child", nargs=3, metavar=("KIND", "THREADS", "PREFETCH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._child:
         kind, threads, prefetch = args._child
         print(json.dumps(child(args.data[0], kind, int(threads), int(prefetch), args.seconds, args.settle,
-                               args.batch_size)))
+                               args.batch_size, args.device)))
         return
     cpus = len(os.sched_getaffinity(0))
     results = []
     for data in args.data:
         for kind in args.consumers.split(","):
-            rows = [("default", cpus, 2), ("tuned", 0, 0)]
-            rows += [(f"{t} threads, prefetch {p}", int(t), int(p)) for t in args.threads.split(",")
+            what = "I/O threads" if args.device == "cuda" else "threads"
+            rows = [("default", 4 if args.device == "cuda" else cpus, 2), ("tuned", 0, 0)]
+            rows += [(f"{t} {what}, prefetch {p}", int(t), int(p)) for t in args.threads.split(",")
                      for p in args.prefetch.split(",") if int(t) <= cpus]
-            print(f"\n## {data}, consumer {kind} ({cpus} CPUs, batch {args.batch_size})\n\n"
-                  "| row | images/s | threads | prefetch |\n|---|---:|---:|---:|", flush=True)
+            print(f"\n## {data}, consumer {kind} ({cpus} CPUs, batch {args.batch_size}, {args.device})\n\n"
+                  f"| row | images/s | {what} | prefetch |\n|---|---:|---:|---:|", flush=True)
             runs = {name: [] for name, _, _ in rows}
             for _ in range(max(1, args.repeats)):
                 for name, t, p in rows:
@@ -155,7 +169,7 @@ def main() -> None:
                 tuned = ok["tuned"]["images_per_s"]
                 print(f"\ntuned / default {tuned / ok['default']['images_per_s']:.2f}x; tuned / best swept "
                       f"({best}) {tuned / swept[best]['images_per_s']:.2f}x; tuner: {ok['tuned']['tuning']['why']}")
-            results.append({"data": data, "consumer": kind, "cpus": cpus, "rows": table})
+            results.append({"data": data, "consumer": kind, "cpus": cpus, "device": args.device, "rows": table})
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -51,7 +51,7 @@ class Loader::Impl {
       if (auto clips = std::dynamic_pointer_cast<const ClipSource>(source_)) {
         SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuClipExecutor(std::move(clips), plan_, options_));
       } else {
-        SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_));
+        SLUICE_ASSIGN_OR_RETURN(executor_, CreateGpuExecutor(source_, plan_, options_, tuning_.io_max));
       }
     } else {
       SLUICE_ASSIGN_OR_RETURN(executor_, CpuExecutor::Create(source_, plan_, options_, tuning_.io_max));

@@ -63,11 +63,10 @@ LoaderOptions ResolveOptions(LoaderOptions o) {
 
 LoadTuner::Scope TuningOf(const LoaderOptions& given) {
   LoadTuner::Scope scope;
-  if (given.device.type == DeviceType::kCUDA) {
-    scope.fixed = "the GPU path's decoding split is tuned by its route scheduler";
-    return scope;
-  }
-  scope.threads = !given.num_threads;
+  // On the GPU path the compute threads stay all: the route scheduler sizes their share.
+  scope.threads = !given.num_threads && given.device.type != DeviceType::kCUDA;
+  if (given.device.type == DeviceType::kCUDA)
+    scope.fixed = "io_threads and prefetch were given (the GPU path's decoding split is its route scheduler's)";
   scope.prefetch = !given.prefetch;
   scope.io_max = given.io_threads ? 0 : kMaxTunedIoThreads;
   return scope;

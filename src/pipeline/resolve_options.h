@@ -21,9 +21,10 @@ Status CheckOptions(const LoaderOptions& options, const Plan& plan);
 // `options` with every automatic value set. REQUIRES: CheckOptions(options, ...) is OK.
 LoaderOptions ResolveOptions(LoaderOptions options);
 
-// What the loader's LoadTuner may change while it runs: the automatic values of the CPU path
-// (those the caller left unset; up to kMaxTunedIoThreads I/O threads). On the GPU path the
-// RouteScheduler tunes the decoding split and these stay where ResolveOptions put them.
+// What the loader's LoadTuner may change while it runs: the automatic values (those the caller
+// left unset; up to kMaxTunedIoThreads I/O threads). On the GPU path the compute threads stay
+// where ResolveOptions put them (the RouteScheduler tunes the split of the decoding between
+// them and the engines); I/O threads and prefetch are tuned as on the CPU path.
 inline constexpr int kMaxTunedIoThreads = 8;
 LoadTuner::Scope TuningOf(const LoaderOptions& given);
 

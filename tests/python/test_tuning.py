@@ -1,8 +1,10 @@
-"""The loader's tuner on the CPU path (src/pipeline/load_tuner.h), with real files and a real
-consumer: a training step slower than loading lets it give up threads it does not need; a fast
-one keeps them all; given num_threads, io_threads and prefetch are left alone; stats() says what
-it chose and why."""
+"""The loader's tuner (src/pipeline/load_tuner.h) with real files and a real consumer: a training
+step slower than loading lets it give up threads it does not need; a fast one keeps them all;
+given num_threads, io_threads and prefetch are left alone; stats() says what it chose and why. On
+the GPU path, I/O threads and prefetch are tuned and the compute threads are not."""
 import time
+
+import pytest
 
 import sluice
 import sluice.transforms as T
@@ -26,7 +28,6 @@ def test_a_slow_consumer_lets_the_tuner_give_up_threads(tmp_path):
     loader = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, output="numpy")
     all_threads = loader.stats()["num_threads"]
     if all_threads < 2:
-        import pytest
         pytest.skip("one CPU: no thread to give up")
     _run(loader, 8, 0.04)  # 128 steps of 40 ms: the loader keeps up with one thread
     stats = loader.stats()
@@ -73,6 +74,30 @@ def test_auto_is_the_default(tmp_path):
     unset = sluice.Loader(root, tf, batch_size=4)
     assert auto.options.num_threads == unset.options.num_threads
     assert auto.stats()["tuning"] == unset.stats()["tuning"] == {"settled": False, "why": "measuring"}
-    import pytest
     with pytest.raises(TypeError, match="num_threads"):
         sluice.Loader(root, tf, batch_size=4, num_threads="fast")
+
+
+needs_gpu = pytest.mark.skipif(getattr(sluice._core, "cuda_device_count", lambda: 0)() == 0, reason="needs a GPU")
+
+
+@needs_gpu
+def test_gpu_path_tunes_io_threads_and_prefetch_not_compute_threads(tmp_path):
+    """On the GPU path a consumer that takes batches as fast as they come makes the loader the
+    bottleneck: the tuner tries more I/O threads and a deeper prefetch and settles; the compute
+    threads stay where they were resolved (the route scheduler splits the decoding)."""
+    root = _folder(tmp_path)
+    loader = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, device="cuda")
+    threads = loader.options.num_threads
+    for _ in range(200):
+        if loader.stats()["tuning"]["settled"]:
+            break
+        _run(loader, 1, 0.0)
+    stats = loader.stats()
+    assert stats["tuning"]["settled"] and stats["tuning"]["why"].startswith("loader-bound"), stats["tuning"]
+    assert stats["num_threads"] == threads
+    assert 4 <= stats["io_threads"] <= 8 and stats["prefetch"] in (2, 4)
+    given = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, device="cuda",
+                          io_threads=2, prefetch=3)
+    assert given.stats()["tuning"] == {"settled": True, "why": "nothing to tune: io_threads and prefetch were given "
+                                                               "(the GPU path's decoding split is its route scheduler's)"}

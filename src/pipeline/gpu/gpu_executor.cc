@@ -23,6 +23,7 @@
 #include "pipeline/gpu/launch.h"
 #include "pipeline/gpu/route_assignment.h"
 #include "pipeline/gpu/route_scheduler.h"
+#include "pipeline/load_tuner.h"
 #include "pipeline/sample_processor.h"
 
 namespace sluice {
@@ -35,8 +36,8 @@ using BatchPtr = std::shared_ptr<GpuBatch>;
 
 class GpuExecutor : public BatchWork {
  public:
-  GpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options)
-      : source_(std::move(source)), plan_(plan), options_(options),
+  GpuExecutor(std::shared_ptr<const Source> source, const Plan& plan, const LoaderOptions& options, int io_max)
+      : source_(std::move(source)), plan_(plan), options_(options), io_max_(std::max(io_max, *options.io_threads)),
         finish_(MakeFinishParams(plan, options.dtype, options.layout)),
         processor_(plan, finish_, options.dct_scaling) {}
   ~GpuExecutor() override;
@@ -54,6 +55,8 @@ class GpuExecutor : public BatchWork {
   bool OnOwnThread() const override {
     return compute_pool_->OnWorkerThread() || hw_pool_->OnWorkerThread() || reader_->OnOwnThread();
   }
+  // The tuner's I/O threads; the compute threads stay all (the route scheduler sizes their share).
+  void SetActiveThreads(int /*compute*/, int io) override { reader_->SetActive(io); }
 
  private:
   Status InitFinish();
@@ -70,6 +73,7 @@ class GpuExecutor : public BatchWork {
   std::shared_ptr<const Source> source_;
   const Plan& plan_;
   LoaderOptions options_;
+  const int io_max_;  // the I/O threads made; the tuner may use up to this many
   FinishParams finish_;
   SampleProcessor processor_;
   std::unique_ptr<RouteScheduler> scheduler_;
@@ -113,19 +117,21 @@ Status GpuExecutor::Init() {
   host_ = HostPool::Create();
   SLUICE_ASSIGN_OR_RETURN(decoders_, GpuDecoders::Create(pool_.get(), options_.decode_route, threads));
   scheduler_ = std::make_unique<RouteScheduler>(decoders_->has_hardware(), decoders_->has_hybrid(), threads);
-  for (int i = 0; i < *options_.prefetch + 1; ++i) {
+  // Streams for the batches in flight, and for a deeper prefetch the tuner may try.
+  for (int i = 0; i < *options_.prefetch + 1 + LoadTuner::kPrefetchStep; ++i) {
     streams_.push_back(std::make_unique<CudaStream>());
     SLUICE_RETURN_IF_ERROR(streams_.back()->Create());
   }
   SLUICE_RETURN_IF_ERROR(InitFinish());
   batch_estimate_.store(2 * (sample_bytes_ > 0 ? sample_bytes_ : 1 << 20) * options_.batch_size);
-  for (int i = 0; i < io; ++i) io_decoders_.push_back(std::make_unique<ImageDecoder>());
+  for (int i = 0; i < io_max_; ++i) io_decoders_.push_back(std::make_unique<ImageDecoder>());
   for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
   scratch_gauge_ = std::make_unique<ScratchGauge>(threads);
   SLUICE_ASSIGN_OR_RETURN(compute_pool_, ThreadPool::Create(threads, "sluice-cpu"));
   SLUICE_ASSIGN_OR_RETURN(hw_pool_, ThreadPool::Create(GpuDecoders::kEngineThreads, "sluice-nvjpeg"));
   SLUICE_ASSIGN_OR_RETURN(
-      reader_, Reader::Create(source_, io, options_.max_file_bytes, [host = host_](size_t n) { return host->Allocate(n); }, &counters_));
+      reader_, Reader::Create(source_, io_max_, options_.max_file_bytes, [host = host_](size_t n) { return host->Allocate(n); }, &counters_));
+  reader_->SetActive(io);
   return Status::OK();
 }
 
@@ -407,8 +413,8 @@ void GpuExecutor::ResetStats() {
 }  // namespace
 
 Result<std::unique_ptr<BatchWork>> CreateGpuExecutor(std::shared_ptr<const Source> source, const Plan& plan,
-                                                     const LoaderOptions& options) {
-  auto e = std::make_unique<GpuExecutor>(std::move(source), plan, options);
+                                                     const LoaderOptions& options, int io_max) {
+  auto e = std::make_unique<GpuExecutor>(std::move(source), plan, options, io_max);
   SLUICE_RETURN_IF_ERROR(e->Init());
   return std::unique_ptr<BatchWork>(std::move(e));
 }

@@ -29,8 +29,9 @@ namespace sluice {
 
 // The GPU executor for options.device (CUDA), or why it cannot run (no CUDA in this build, no
 // GPU, nvJPEG missing for a pinned nvJPEG route, ...). `plan` must outlive it; `options` resolved.
+// `io_max`: the I/O threads the loader's tuner may use (options.io_threads start active).
 Result<std::unique_ptr<BatchWork>> CreateGpuExecutor(std::shared_ptr<const Source> source, const Plan& plan,
-                                                     const LoaderOptions& options);
+                                                     const LoaderOptions& options, int io_max = 0);
 
 // Fault injection for tests: when set, batches no longer make the consumer's stream wait for
 // their ready event (a test must then see torn data). Process-wide.

@@ -6,7 +6,7 @@
 namespace sluice {
 
 Result<std::unique_ptr<BatchWork>> CreateGpuExecutor(std::shared_ptr<const Source>, const Plan&,
-                                                     const LoaderOptions& options) {
+                                                     const LoaderOptions& options, int) {
   return CheckCudaDevice(options.device.index);
 }
 
