@@ -86,8 +86,9 @@ def test_gpu_path_tunes_io_threads_and_prefetch_not_compute_threads(tmp_path):
     """On the GPU path a consumer that takes batches as fast as they come makes the loader the
     bottleneck: the tuner tries more I/O threads and a deeper prefetch and settles; the compute
     threads stay where they were resolved (the route scheduler splits the decoding)."""
-    root = _folder(tmp_path)
-    loader = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, device="cuda")
+    root = str(tmp_path / "gpu_data")  # batches of 64 larger images: loading outweighs the loop's own time
+    datasets.make_dataset(root, num_images=256, num_classes=2, width=(300, 400), progress=False)
+    loader = sluice.Loader(root, [T.RandomResizedCrop(224), T.ToTensor()], batch_size=64, device="cuda")
     threads = loader.options.num_threads
     for _ in range(200):
         if loader.stats()["tuning"]["settled"]:
