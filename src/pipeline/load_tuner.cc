@@ -63,7 +63,9 @@ void LoadTuner::WindowDone(double rate, double wait) {
     case Phase::kBase:
       return FromBase(rate, wait);
     case Phase::kFewerThreads:
-      if (wait < kKeepWait && rate >= (1 - kTolerance) * all_threads_rate_) {
+      // A slower pace while the consumer hardly waited is its own (another process, noise), not
+      // the loader's: the loader can have cost it at most the time it waited.
+      if (wait < kKeepWait && (rate >= (1 - kTolerance) * all_threads_rate_ || wait < kConsumerBound)) {
         why_ = "with " + Threads(now_.threads) + " the consumer keeps its pace (it waited " + Percent(wait) +
                ", " + Rate(rate) + ")";
         if (now_.threads > 1) return TryFewerThreads();

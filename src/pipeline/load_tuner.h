@@ -11,9 +11,10 @@
 //   kGain more per second); then it settles.
 // - Waiting less than kConsumerBound: the consumer is the bottleneck (a training step slower than
 //   loading). It tries a quarter of the threads fewer, kept while the consumer still waits less
-//   than kKeepWait and takes batches at least (1 - kTolerance) as fast as at all threads, and
-//   goes on down; the first try that fails is undone and it settles. The threads it leaves idle
-//   are cores for the training process.
+//   than kKeepWait and takes batches at least (1 - kTolerance) as fast as at all threads (or,
+//   slower, still waits less than kConsumerBound: the loader cannot have cost it more than its
+//   wait), and goes on down; the first try that fails is undone and it settles. The threads it
+//   leaves idle are cores for the training process.
 // - In between: it settles where it is.
 // The time between epochs (validation, checkpoints) is left out of the windows (Interrupt).
 // Settled, it holds; kRestartWindows windows in a row with the consumer waiting more than

@@ -48,6 +48,23 @@ TEST(LoadTuner, AConsumerBoundPairGivesUpTheThreadsItDoesNotNeed) {
   EXPECT_NE(t.why().find("8 threads: fewer slowed it"), std::string::npos) << t.why();
 }
 
+TEST(LoadTuner, AConsumerThatSlowsOnItsOwnDoesNotUndoFewerThreads) {
+  // The consumer's step is 5% slower whenever the loader has fewer than all threads (another
+  // process on the machine, say), but it never waits for a batch: the loader is not the cause.
+  LoadTuner t({16, 2, 2}, {true, true});
+  const Pair p{.loader_s = 0.01};
+  int64_t clock = 0;
+  for (int b = 0; b < 2000; ++b) {
+    const int threads = t.setting().threads;
+    const double step = threads < 16 ? 0.0315 : 0.03, make = p.BatchSeconds(threads);
+    clock += static_cast<int64_t>(std::max(make, step) * 1e9);
+    t.Record(clock, static_cast<int64_t>(std::max(0.0, make - step) * 1e9));
+  }
+  EXPECT_TRUE(t.settled());
+  // 12 and 8 threads: no wait; 4 (0.04 s a batch against a 0.0315-s step): the consumer waits.
+  EXPECT_EQ(t.setting().threads, 8) << t.why();
+}
+
 TEST(LoadTuner, SettledItStaysPut) {
   Pair p;
   p.step_s = 0.03;
