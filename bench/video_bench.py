@@ -23,8 +23,8 @@ timed part (the whole GPU's: other processes count too).
 DATA: class folders of videos. --make N first writes N synthetic H.264 videos there (30 fps, key
 frame every 30, 2 B-frames, x264 preset --speed) unless it holds N; with --distinct K, K of them
 are encoded and the rest are copies (decoders do the same work on a copy; it saves encoding
-time); --make-only stops there. --check first reads the frame numbers stamped in every clip of the first two videos from
-sluice and the pyav decoder, and compares the outputs.
+time); --make-only stops there. --check first reads the frame numbers stamped in every clip of
+the first two videos from sluice and the pyav decoder, and compares the outputs.
 """
 from __future__ import annotations
 
