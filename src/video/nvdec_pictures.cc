@@ -205,6 +205,10 @@ int NvdecPictures::Sequence(const CUVIDEOFORMAT& f) {
                           caps.nMaxWidth, "x", caps.nMaxHeight, "; this video is ", f.coded_width, "x", f.coded_height);
     return 0;
   }
+  if (Status released = ReleaseHeld(); !released.ok()) {  // mapped from the decoder about to go
+    failed_ = released;
+    return 0;
+  }
   if (d.decoder != nullptr) nv_.cuvidDestroyDecoder(d.decoder);
   d.decoder = nullptr;
   CUVIDDECODECREATEINFO info{};
