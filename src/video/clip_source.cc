@@ -109,14 +109,6 @@ Status ClipSource::DecodeFrames(size_t video, std::span<const int64_t> frames,
   return Status::OK();
 }
 
-Status ClipSource::DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out,
-                              void* nvdec_stream, NvdecDecoderSlot* nvdec_slot) const {
-  const int64_t one[] = {index};
-  return DecodeClips(one, seed, epoch, [&](size_t, int k, const YuvView& frame) { return out(k, frame); },
-                     nvdec_stream, nvdec_slot)
-      .status[0];
-}
-
 ClipSource::Decoded ClipSource::DecodeClips(std::span<const int64_t> indices, uint64_t seed, int64_t epoch,
                                             const ClipFrameFn& out, void* nvdec_stream,
                                             NvdecDecoderSlot* nvdec_slot) const {

@@ -40,7 +40,6 @@ class ClipSource : public Source {
     int threads = 4;          // videos indexed at once
     std::string index_cache;  // a folder keeping each video's index between runs; empty: none
   };
-  using FrameFn = std::function<Status(int k, const YuvView& frame)>;
   using ClipFrameFn = std::function<Status(size_t j, int k, const YuvView& frame)>;
 
   // `videos`: (path, label) of each video. Errors: InvalidArgument for an empty list or a bad
@@ -52,7 +51,7 @@ class ClipSource : public Source {
   int64_t size() const override { return layout_.num_clips(); }
   int64_t label(int64_t index) const override { return videos_[VideoOf(index)].label; }
   std::string name(int64_t index) const override { return videos_[VideoOf(index)].path; }
-  // Clips are decoded (DecodeClip), not read: Unsupported.
+  // Clips are decoded (DecodeClips), not read: Unsupported.
   Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const override;
   uint64_t Digest() const override;
   const std::vector<std::string>& classes() const override { return classes_; }
@@ -61,18 +60,15 @@ class ClipSource : public Source {
   int frames_per_clip() const { return spec_.length; }
   // The clip `index` of `epoch` (its video and frames; random starts drawn from seed and epoch).
   Clip ClipAt(int64_t index, uint64_t seed, int64_t epoch) const;
-  // Decodes that clip's frames in order, calling `out` for each (k = 0 .. frames_per_clip() - 1):
-  // on the CPU, or with `nvdec_stream` (a cudaStream_t) on the current GPU's NVDEC, the pictures
-  // then in device memory (VideoDecoder::OpenNvdec, keeping its decoder in `nvdec_slot`); where
-  // NVDEC refuses the video (Unsupported: its codec, format or size), on the CPU after all, the
-  // pictures in host memory (YuvView::device tells). Errors: the decoder's, naming the frames;
-  // the caller adds name().
-  Status DecodeClip(int64_t index, uint64_t seed, int64_t epoch, const FrameFn& out, void* nvdec_stream = nullptr,
-                    NvdecDecoderSlot* nvdec_slot = nullptr) const;
   // The clips `indices` (all of one video: GroupByVideo) decoded in one pass over the video, each
-  // picture once however many clips want it: out(j, k, frame) for frame k of clip indices[j], in
-  // the video's order. Where that pass fails, each clip is decoded again on its own (its frames
-  // may then come twice), so that each gets its own status: one per clip, as DecodeClip's.
+  // picture once however many clips want it: out(j, k, frame) for frame k of clip indices[j]
+  // (k = 0 .. frames_per_clip() - 1), in the video's order. On the CPU, or with `nvdec_stream` (a
+  // cudaStream_t) on the current GPU's NVDEC, the pictures then in device memory
+  // (VideoDecoder::OpenNvdec, keeping its decoder in `nvdec_slot`); where NVDEC refuses the video
+  // (Unsupported: its codec, format or size), on the CPU after all, the pictures in host memory
+  // (YuvView::device tells). Where that pass fails, each clip is decoded again on its own (its
+  // frames may then come twice), so that each gets its own status: the decoder's error, naming
+  // the frames; the caller adds name().
   struct Decoded {
     std::vector<Status> status;  // per clip
     int64_t pictures = 0;        // pictures the decoder put out (VideoDecoder::pictures)
