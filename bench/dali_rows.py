@@ -134,3 +134,18 @@ def seed_row(data: str, threads: int, hw_load: float, batch_size: int, size: int
 def rrc_rows() -> dict:
     """Row name -> (data -> row), every thread count and engine share."""
     return {row_name(t, h): (lambda d, t=t, h=h: rrc_row(d, t, h)) for t in THREADS for h in HW_LOADS}
+
+
+def sharded_epochs(it, cut: bool, convert):
+    """epoch(e, limit) over a DALIGenericIterator made with reader_name and auto_reset (one pass
+    is one epoch of this rank's shard) for bench/torchrun_jobs.py: convert(out) -> (batch, ids).
+    With `cut` (epochs timed in part) an epoch stops after `limit` batches and the next one goes
+    on from there; otherwise the rest of a pass cut short (the warm-up) is drained untimed, since
+    DALI cannot restart an epoch it is in."""
+    def epoch(e: int, limit: int | None = None):
+        for n, out in enumerate(it):
+            if limit is None or n < limit:
+                yield convert(out[0])
+            if cut and limit is not None and n + 1 >= limit:
+                return
+    return epoch

@@ -8,10 +8,15 @@
 #   probe: builds the Python module only and runs bench/gpu_probe.py on the datasets in
 #   PROBE_DATASETS ("a") with the configurations in PROBE (separated by spaces; see that script),
 #   after the engines' bare loop at the images per engine in ENGINE_WIDTHS (e.g. 16,32,37), if set.
-#   multigpu (a machine with 2+ GPUs): the tests, then bench/scaling_bench.py on a VOC-like dataset
-#   (21,453 files, N_VOC) with 1 and 2 GPUs (GPUS), sluice against the DataLoader (SYSTEMS,
-#   ROUTE: one or more routes, JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs.
-#   scaling: the same without the tests.
+#   multigpu (a machine with 2+ GPUs, issue 21): the tests, then `scaling`.
+#   scaling: bench/scaling_bench.py on a VOC-like dataset (21,453 files, N_VOC) with 1, 2 and 4
+#   GPUs (GPUS), sluice against DALI and the DataLoader (SYSTEMS, ROUTE: one or more routes,
+#   JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs; then,
+#   with EPOCHS20 (GPU counts, e.g. "2 4"), 20 epochs of sluice `auto`, each checked.
+#   videoscaling: bench/video_scaling.py on videobench's videos: sluice on NVDEC (whole epochs),
+#   then VS_SLOW (dali,sluice-cpu,torchcodec) cut at VS_MAX_BATCHES batches per rank.
+#   DALI rows need `bash .peer/peer_wheels.sh install` first. `prepare` with VOC=1 and
+#   SEED_VIDEOS=1 makes both datasets in the background.
 #   shards (issue 17; after `prepare` in the call before): the tests of shards and the GPU
 #   path (ctest; pytest on the webdataset, pack and GPU files), then bench/shard_bench.py on
 #   dataset (a) with nginx from .deb/nginx (SHARD_ROWS: substrings of the rows to run).
@@ -39,7 +44,8 @@ nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 # Builds the tree in $1 (this one, or OLD) into $1/$2 with 16 cores; logs to $OUT/build_<name>.log.
 build_tree() {
   local tree=$1 dir=$2 type=$3 name=$4 t0; t0=$(date +%s)
-  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = tunebench ] || [ "$what" = doctor ]; } && target=(--target _core)
+  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = tunebench ] || [ "$what" = doctor ] ||
+    [ -n "${CORE_ONLY:-}" ]; } && target=(--target _core)
   (cd "$tree" &&
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON \
       -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build_$name.log" 2>&1 &&
@@ -66,12 +72,19 @@ make_seed_videos() {
     touch /tmp/seed.done; }
 }
 
+# The VOC-like images of the scaling experiment (kept by a warm machine).
+make_voc() {
+  [ -f /tmp/data_voc.done ] || { "$PY" -m sluice make-dataset /tmp/data_voc -n "${N_VOC:-21453}" --preset voc \
+    --classes 20 --quiet >"$OUT/voc.log" 2>&1 && touch /tmp/data_voc.done; }
+}
+
 # prepare (run it in the background with setsid): this tree's build, the datasets, and OLD's build
 # when OLD names another tree (a `git archive` of the commit before a change, carried), and with
 # SEED_VIDEOS=1 videobench's videos; markers in /tmp tell a later call what is done.
 if [ "$what" = prepare ]; then
   if build_tree . build/gpu Release new; then touch /tmp/built_new; else touch /tmp/built_new.failed; fi
-  make_datasets && touch /tmp/datasets.done
+  [ -n "${DATASETS-a b}" ] && make_datasets && touch /tmp/datasets.done
+  [ -n "${VOC:-}" ] && make_voc
   [ -n "${SEED_VIDEOS:-}" ] && make_seed_videos
   if [ -n "${OLD:-}" ]; then build_tree "$OLD" build/gpu Release old || echo "the build of $OLD failed"; fi
   touch /tmp/prepared
@@ -81,6 +94,11 @@ wait_for() {  # a marker file ($1, or $1.failed); at most ${2:-560} s
   local waited=0
   while [ ! -f "$1" ] && [ ! -f "$1.failed" ] && [ $waited -lt "${2:-560}" ]; do sleep 2; waited=$((waited + 2)); done
   [ -f "$1" ]
+}
+prepare_done() {  # waits for a `prepare` started in an earlier call, if one was
+  if [ -f /tmp/built_new ] || [ -f /tmp/built_new.failed ] || pgrep -f "device_run.sh prepare" >/dev/null; then
+    wait_for /tmp/prepared
+  fi
 }
 if [ -f /tmp/built_new ] || [ -f /tmp/built_new.failed ] || pgrep -f "device_run.sh prepare" >/dev/null; then
   wait_for /tmp/built_new || { echo "the background build failed"; tail -30 /tmp/sluice-prepare/build_new.log; exit 1; }
@@ -229,21 +247,41 @@ if [ "$what" = augbench ]; then
     --timeout "${ROW_TIMEOUT:-90}" ${AUGBENCH_ARGS:-} --json "$OUT/augment.json" 2>&1 | tee -a "$OUT/augbench.log"
   exit 0
 fi
+if [ "$what" = multigpu ] || [ "$what" = scaling ] || [ "$what" = videoscaling ]; then
+  export PYTHONPATH=$PYTHONPATH:/tmp/peer-site LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+fi
 if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
   t1=$(date +%s)
-  [ -f /tmp/data_voc.done ] || { "$PY" -m sluice make-dataset /tmp/data_voc -n "${N_VOC:-21453}" --preset voc --classes 20 --quiet | tee -a "$OUT/scaling.log" && touch /tmp/data_voc.done; }
+  prepare_done; make_voc
   echo "dataset: $(( $(date +%s) - t1 ))s"
   # ROUTE may list several routes ("hardware auto"): one benchmark run per route, the systems
   # other than sluice in the first only. ROUTE_GPUS_<route> overrides GPUS for one route.
   first=1
   for route in ${ROUTE:-auto}; do
-    systems=${SYSTEMS:-sluice,dataloader}; [ $first = 1 ] || systems=sluice; first=0
-    gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2}}
+    systems=${SYSTEMS:-sluice,dali,dataloader}; [ $first = 1 ] || systems=sluice; first=0
+    gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2,4}}
     timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$gpus" \
       --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-240}" \
-      --json "$OUT/scaling_$route.json" --logs "$OUT/logs_$route" 2>&1 | tee -a "$OUT/scaling.log" | grep -v "^  "
+      --json "$OUT/scaling_$route.json" --logs "$OUT/logs_$route" 2>&1 | tee -a "$OUT/scaling.log" | grep -v "^    "
+  done
+  for g in ${EPOCHS20:-}; do
+    timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$g" --systems sluice \
+      --epochs 20 --timeout "${JOB_TIMEOUT:-240}" --json "$OUT/epochs20_$g.json" --logs "$OUT/logs_epochs20" 2>&1 |
+      tee -a "$OUT/scaling.log" | grep -E "^  |exactly"
   done
   printf '%s\n' "${summary[@]}"
+  exit 0
+fi
+if [ "$what" = videoscaling ]; then
+  prepare_done; make_seed_videos
+  common=(/tmp/seed --gpus "${GPUS:-1,2,4}" --sequence-length 16 --stride "${VS_STRIDE:-2}" --batch-size 8
+          --out-size 360x640 --timeout "${JOB_TIMEOUT:-240}")
+  timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/video_scaling.py "${common[@]}" --systems sluice-cuda \
+    --json "$OUT/video_scaling.json" --logs "$OUT/logs_video" 2>&1 | tee -a "$OUT/video_scaling.log" | grep -v "^    "
+  [ -n "${VS_SLOW-dali,sluice-cpu}" ] &&
+    timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/video_scaling.py "${common[@]}" --systems "${VS_SLOW-dali,sluice-cpu}" \
+      --max-batches "${VS_MAX_BATCHES:-25}" --json "$OUT/video_scaling_slow.json" --logs "$OUT/logs_video" 2>&1 |
+      tee -a "$OUT/video_scaling.log" | grep -v "^    "
   exit 0
 fi
 if [ "$what" != tests ]; then

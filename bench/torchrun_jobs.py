@@ -1,0 +1,171 @@
+"""Jobs under torchrun for the scaling benchmarks (bench/scaling_bench.py for images,
+bench/video_scaling.py for clips): one process per GPU, the timed epochs, the check that every
+sample came exactly once over all ranks, and the parent that starts each job and kills what is
+left of it.
+
+A benchmark's worker builds a `System` for its rank and hands it to `measure`. Its epoch(e, limit)
+yields (batch on the rank's device, the batch's sample ids or None). Every batch is consumed as a
+DDP step would be: a reduction on the GPU that needs the batch, all-reduced across ranks (one
+element, every step: DDP's gradient all-reduce is what keeps ranks in lockstep, modelled without
+a model). Warm-up: the first --warmup batches of epoch 0, then a barrier. Timed: epochs 1 to
+--epochs, each barrier to barrier (a device synchronize first), cut at --max-batches batches per
+rank when given (then seconds per epoch are extrapolated from the rate and nothing is checked).
+Epoch seconds are the slowest rank's; the rate is the samples of all ranks over them. rank 0
+prints one JSON line for the job.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import torch
+
+RANK_ERROR = "=== torchrun_jobs rank error"  # brackets a rank's traceback in the job's stderr
+
+
+@dataclass
+class System:
+    """One row's loader on one rank."""
+    name: str  # the row's name, with its threads or workers
+    dataset_size: int  # samples (clips) in an epoch over all ranks
+    num_batches: int  # batches per rank in an epoch
+    epoch: Callable[[int, int | None], Iterable]  # (e, limit) -> (batch, ids or None) ...
+    pads: bool = False  # ranks get repeated samples to even out (DistributedSampler)
+    extra: Callable[[], dict] = dict  # figures of the loader's own, after the run
+
+
+class Rank:
+    """This process's place in the job, its device, and the collectives the timing needs."""
+
+    def __init__(self, device_kind: str):
+        import torch.distributed as dist
+
+        self.dist = dist
+        self.rank, self.world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        self.local_rank = int(os.environ["LOCAL_RANK"])
+        self.local_world = int(os.environ["LOCAL_WORLD_SIZE"])
+        self.cuda = device_kind == "cuda"
+        if self.cuda:
+            torch.cuda.set_device(self.local_rank)
+            self.device = torch.device("cuda", self.local_rank)
+        else:
+            self.device = torch.device("cpu")
+        dist.init_process_group("nccl" if self.cuda else "gloo")
+
+    def sync(self) -> None:
+        if self.cuda:
+            torch.cuda.synchronize()
+
+    def barrier(self) -> None:
+        """Every rank's queued work done, then all ranks meet (an all-reduce the host waits for:
+        with NCCL it also leaves no doubt about which GPU the collective runs on)."""
+        self.sync()
+        self.dist.all_reduce(torch.ones(1, device=self.device))
+        self.sync()
+
+    def gather(self, obj) -> list:
+        everyone = [None] * self.world
+        self.dist.all_gather_object(everyone, obj)
+        return everyone
+
+
+def exactly_once(ids_per_rank: list, dataset_size: int) -> dict:
+    """What the ranks' sample ids of one epoch say: every id in [0, dataset_size) once?"""
+    ids = [int(i) for rank_ids in ids_per_rank for i in rank_ids]
+    unique = set(ids)
+    outside = sum(1 for i in unique if not 0 <= i < dataset_size)
+    return {"delivered": len(ids), "unique": len(unique), "repeated": len(ids) - len(unique),
+            "missing": dataset_size - (len(unique) - outside), "outside": outside,
+            "exactly_once": len(ids) == len(unique) == dataset_size and outside == 0}
+
+
+def timed_epoch(rank: Rank, system: System, e: int, limit: int | None, step) -> dict:
+    """Epoch e, barrier to barrier: this rank's samples, ids, and waits for each batch."""
+    samples, ids, waits = 0, [], []
+    t0 = t_prev = time.perf_counter()
+    for batch, batch_ids in system.epoch(e, limit):
+        waits.append(time.perf_counter() - t_prev)
+        step(batch)
+        samples += batch.shape[0]
+        if batch_ids is not None:
+            ids.extend(int(i) for i in batch_ids)
+        t_prev = time.perf_counter()
+    rank.sync()
+    own = time.perf_counter() - t0  # this rank done; the barrier waits for the slowest
+    rank.barrier()
+    slowest = max(range(len(waits)), key=waits.__getitem__) if waits else -1
+    return {"rank": rank.rank, "samples": samples, "batches": len(waits), "own_seconds": own,
+            "seconds": time.perf_counter() - t0, "ids": ids if limit is None else None,
+            "first_batch_s": waits[0] if waits else 0.0,
+            "slowest_wait": [slowest, waits[slowest] if waits else 0.0]}
+
+
+def epoch_row(everyone: list, system: System, cut: bool) -> dict:
+    """rank 0's summary of one timed epoch from every rank's timed_epoch."""
+    total, seconds = sum(r["samples"] for r in everyone), max(r["seconds"] for r in everyone)
+    row = {"seconds": seconds, "rate": total / seconds, "samples": total,
+           "epoch_seconds": system.dataset_size / (total / seconds) if cut else seconds,
+           "per_rank_samples": [r["samples"] for r in everyone],
+           "per_rank_batches": [r["batches"] for r in everyone],
+           "per_rank_own_seconds": [round(r["own_seconds"], 3) for r in everyone],
+           # Where the time went: each rank's wait for its first batch, and its longest single
+           # wait (batch number, seconds).
+           "per_rank_first_batch_s": [round(r["first_batch_s"], 4) for r in everyone],
+           "per_rank_slowest_wait": [[r["slowest_wait"][0], round(r["slowest_wait"][1], 4)] for r in everyone]}
+    if not cut and all(r["ids"] is not None for r in everyone) and any(r["ids"] for r in everyone):
+        row["check"] = exactly_once([r["ids"] for r in everyone], system.dataset_size)
+    return row
+
+
+def measure(rank: Rank, system: System, args) -> dict | None:
+    """Warm-up, then the timed epochs; the job's result on rank 0 (None elsewhere)."""
+    sink = torch.zeros(1, device=rank.device)
+
+    def step(batch) -> None:
+        r = batch.reshape(batch.shape[0], -1)[:, 0].float().sum().reshape(1)
+        rank.dist.all_reduce(r)  # async with NCCL, as DDP's is
+        sink.add_(r)
+
+    warmup = min(args.warmup, system.num_batches)
+    for batch, _ in system.epoch(0, warmup):
+        step(batch)
+    rank.barrier()
+    cut = bool(args.max_batches) and args.max_batches < system.num_batches
+    epochs = []
+    for e in range(1, args.epochs + 1):
+        everyone = rank.gather(timed_epoch(rank, system, e, args.max_batches if cut else None, step))
+        if rank.rank == 0:
+            epochs.append(epoch_row(everyone, system, cut))
+    if rank.rank != 0:
+        return None
+    first = epochs[0]
+    checks = [r["check"] for r in epochs if "check" in r]
+    return {"row": system.name, "gpus": rank.world, "epoch_seconds": first["epoch_seconds"],
+            "epoch_time": "extrapolated" if cut else "measured", "rate": first["rate"],
+            "total_samples": first["samples"], "dataset_size": system.dataset_size, "pads": system.pads,
+            "batches_per_rank": system.num_batches, "warmup_batches": warmup,
+            "max_batches": args.max_batches if cut else None,
+            "exactly_once": (all(c["exactly_once"] for c in checks) if checks else None),
+            "epochs_checked": len(checks), "epochs": epochs, **system.extra(),
+            "device": torch.cuda.get_device_name(rank.device) if rank.cuda else "cpu"}
+
+
+def run_worker(args, build: Callable) -> int:
+    """A rank's whole life: its System from build(args, rank), measured; 0 or 1."""
+    rank = Rank(args.device)
+    try:
+        result = measure(rank, build(args, rank), args)
+        if result is not None:
+            print(json.dumps(result, default=str), flush=True)
+        return 0
+    except Exception:
+        print(f"{RANK_ERROR} (rank {rank.rank})\n{traceback.format_exc()}{RANK_ERROR} end", file=sys.stderr,
+              flush=True)
+        return 1
+    finally:
+        rank.dist.destroy_process_group()
