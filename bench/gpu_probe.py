@@ -257,7 +257,7 @@ def stacks(pid: int) -> str:
     import shlex
     try:
         text = subprocess.run(shlex.split(os.environ["SLUICE_PROBE_GDB"]) +
-                              ["-p", str(pid), "-batch", "-ex", "thread apply all bt 14"],
+                              ["-p", str(pid), "-batch", "-ex", "thread apply all bt 40"],
                               capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError) as e:
         return f"gdb failed: {e}"

@@ -90,7 +90,7 @@ def sluice_system(args, rank: Rank) -> System:
 
     def extra() -> dict:
         st = loader.stats()
-        return {"route_samples": st.get("route_samples"), "gpu_memory_peak": st.get("gpu_memory_peak")}
+        return {key: st.get(key) for key in ("route_samples", "gpu_memory_peak", "engine_state_inits")}
 
     return System(f"sluice {args.decode_route} ({args.threads} threads/rank)", loader.num_samples, len(loader),
                   epoch, extra=extra)

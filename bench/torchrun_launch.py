@@ -83,10 +83,26 @@ def rank_error_tail(stderr: str) -> str:
     return stderr[start:end].strip()[-3000:] if start >= 0 else stderr[-3000:]
 
 
+PARENT_ONLY = ("--json", "--logs", "--systems")  # torchrun would take --logs for its --logs-specs
+
+
+def rank_args(argv: list) -> list:
+    """The parent's arguments for the ranks, less the options only the parent uses."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in PARENT_ONLY:
+            skip = True
+        elif not a.startswith(tuple(o + "=" for o in PARENT_ONLY)):
+            out.append(a)
+    return out
+
+
 def run_job(script: str, system: str, gpus: int, worker_args: list, args, tmp: str) -> dict:
     """One torchrun job of `gpus` ranks running `script --_worker system worker_args`: its row."""
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(gpus),
-           script, *worker_args, "--_worker", system]
+           script, *rank_args(worker_args), "--_worker", system]
     env = dict(os.environ)  # PYTHONPATH and the rest pass through to the ranks
     # torchrun sets OMP_NUM_THREADS=1 only with several ranks; 1 for every job, so the 1-GPU job
     # is no different (the loaders' threads are set by their options, DataLoader workers use 1).

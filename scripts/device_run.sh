@@ -257,7 +257,8 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
   # ROUTE may list several routes ("hardware auto"): one benchmark run per route, the systems
   # other than sluice in the first only. ROUTE_GPUS_<route> overrides GPUS for one route.
   first=1
-  for route in ${ROUTE:-auto}; do
+  [ "${SCALING_MAIN:-1}" = 1 ] || ROUTE=  # EPOCHS20 only
+  for route in ${ROUTE-auto}; do
     systems=${SYSTEMS:-sluice,dali,dataloader}; [ $first = 1 ] || systems=sluice; first=0
     gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2,4}}
     timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$gpus" \

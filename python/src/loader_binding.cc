@@ -93,6 +93,7 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
     for (int r = 0; r < kNumRoutes; ++r) routes[DecodeRouteName(kRoutes[r])] = s.route_samples[r];
     d["route_samples"] = routes;
     d["engine_busy_seconds"] = s.engine_busy_s;
+    d["engine_state_inits"] = s.engine_state_inits;
   }
   d["skipped_count"] = s.skipped_count;
   nb::list skipped;

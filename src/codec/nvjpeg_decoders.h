@@ -87,8 +87,8 @@ class NvjpegHardwareDecoder {
   static constexpr int kMaxStates = 8;
   // A call of n images may be padded by up to max(n, kMaxPads) images.
   static constexpr int kMaxPads = 32;
-  // States initialized so far (for tests: a padded call initializes none).
-  int64_t state_initializations() const { return inits_; }
+  // States initialized so far (for tests: a padded call initializes none; stats). Any thread.
+  int64_t state_initializations() const { return inits_.load(std::memory_order_relaxed); }
   // Nanoseconds Decode calls held the engines (the process-wide turn), since creation: with the
   // call blocking until its images are decoded, the time the engines worked for this decoder.
   // Any thread may read it.
@@ -110,7 +110,7 @@ class NvjpegHardwareDecoder {
   NvjpegContext* ctx_;
   std::vector<SizedState> states_;
   uint64_t calls_ = 0;
-  int64_t inits_ = 0;
+  std::atomic<int64_t> inits_{0};  // written under the turn; read by stats
   std::atomic<int64_t> busy_ns_{0};
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
   std::vector<nvjpegDecodeParams_t> params_;

@@ -49,6 +49,13 @@ class GpuDecoders {
     for (const auto& hw : hw_) ns += hw->busy_ns();
     return ns;
   }
+  // nvJPEG states the engine threads initialized, since creation (each one a cuMemFree-ing
+  // re-allocation inside nvJPEG when it replaces another size).
+  int64_t engine_state_inits() const {
+    int64_t n = 0;
+    for (const auto& hw : hw_) n += hw->state_initializations();
+    return n;
+  }
   // Frees nvJPEG's idle pinned buffers that no decode took since the previous call (a new epoch).
   void SweepPinned() {
     if (nvjpeg_) nvjpeg_->SweepPinned();

@@ -402,6 +402,7 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->pinned_memory_peak = pinned.peak_bytes + decoders_->pinned_peak();
   s->pinned_memory_held = pinned.in_use_bytes + pinned.cached_bytes + decoders_->pinned_held();
   for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
+  s->engine_state_inits = decoders_->engine_state_inits();
   s->engine_busy_s = static_cast<double>(decoders_->engine_busy_ns() - engine_busy_base_ns_.load()) * 1e-9;
 }
 
