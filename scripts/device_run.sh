@@ -12,7 +12,8 @@
 #   scaling: bench/scaling_bench.py on a VOC-like dataset (21,453 files, N_VOC) with 1, 2 and 4
 #   GPUs (GPUS), sluice against DALI and the DataLoader (SYSTEMS, ROUTE: one or more routes,
 #   JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs; then,
-#   with EPOCHS20 (GPU counts, e.g. "2 4"), 20 epochs of sluice `auto`, each checked.
+#   with EPOCHS20 (GPU counts, e.g. "2 4"), 20 epochs of sluice `auto`, each checked
+#   (SCALING_MAIN=0: those only).
 #   videoscaling: bench/video_scaling.py on videobench's videos: sluice on NVDEC (whole epochs),
 #   then VS_SLOW (dali,sluice-cpu,torchcodec) cut at VS_MAX_BATCHES batches per rank.
 #   DALI rows need `bash .peer/peer_wheels.sh install` first. `prepare` with VOC=1 and

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "core/clock.h"
+#include "core/env_knob.h"
 #include "gpu/cuda_util.h"
 
 namespace sluice {
@@ -64,6 +66,12 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::AddState() {
 Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
   SLUICE_NVJPEG_RETURN_IF_ERROR(
       ctx_->api().nvjpegDecodeBatchedInitialize(ctx_->hardware_handle(), s->state, n, 1, NVJPEG_OUTPUT_RGBI));
+  // Probe knob (issue 21): SLUICE_ENGINE_PREALLOC=W:H allocates the state's buffers for n images
+  // of up to W x H (4:4:4) now, to test whether decode calls then stop freeing device memory.
+  static const std::vector<int> prealloc = EnvKnobInts("SLUICE_ENGINE_PREALLOC");
+  if (prealloc.size() == 2)
+    SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegDecodeBatchedPreAllocate(
+        ctx_->hardware_handle(), s->state, n, prealloc[0], prealloc[1], NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
   s->size = n;
   s->stale = false;
   ++inits_;

@@ -71,6 +71,10 @@ class NvjpegHardwareDecoder {
   // size makes nvJPEG free device memory with cuMemFree, which waits for the whole device, and
   // under DDP a device can be busy with an NCCL kernel that waits for this very process (seen:
   // two ranks hung for good on two H200s with decode_route="auto", whose call sizes vary).
+  // Not the only one: nvjpegDecodeBatchedEx itself calls cuMemFree now and then (seen in gdb
+  // on 4 H200s, 2026-11-26, ranks hung within 20 epochs of "auto"); the preallocation that would
+  // keep it from doing so (nvjpegDecodeBatchedPreAllocate) runs only behind the probe knob
+  // SLUICE_ENGINE_PREALLOC=W:H so far (issue 21).
   // Initializing a state also takes 0.1-0.2 s (measured on H200s: the last, short batch of an
   // epoch waited that long). So a call smaller than an initialized size within kMaxPads of it
   // uses that state, filled up with pads: tiny regions of its smallest file, decoded into

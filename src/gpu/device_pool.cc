@@ -1,6 +1,5 @@
 #include "gpu/device_pool.h"
 
-#include "core/env_knob.h"
 #include "gpu/cuda_util.h"
 
 namespace sluice {
@@ -23,10 +22,6 @@ Result<std::shared_ptr<DevicePool>> DevicePool::Create(int device, int64_t budge
     // Keep freed memory cached (up to the budget) instead of returning it at every sync.
     uint64_t threshold = static_cast<uint64_t>(budget);
     if (e == cudaSuccess) cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
-    // Probe knob (issue 21): 0 keeps an allocation from waiting on the stream that freed a block
-    // (a consumer's stream, which under DDP holds NCCL waits).
-    static const int internal_deps = static_cast<int>(EnvKnob("SLUICE_POOL_INTERNAL_DEPS", 1));
-    if (e == cudaSuccess) cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowInternalDependencies, const_cast<int*>(&internal_deps));
   }
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   if (e != cudaSuccess) {

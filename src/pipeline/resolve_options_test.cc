@@ -33,8 +33,8 @@ TEST(ResolveOptionsTest, AutomaticValuesFollowTheDevice) {
   EXPECT_EQ(kept.prefetch, 7);
 }
 
-// "auto" stays "auto" under DDP: it once meant "hardware" there, while per-size nvJPEG states did
-// not yet keep nvJPEG from freeing device memory mid-run (see NvjpegHardwareDecoder::Decode).
+// "auto" stays "auto" under DDP: it once meant "hardware" there. nvJPEG can still free device
+// memory mid-run under DDP (see NvjpegHardwareDecoder::Decode): the fix belongs there, not here.
 TEST(ResolveOptionsTest, AutoStaysAutoUnderDdp) {
   LoaderOptions o = Gpu();
   o.world_size = 2, o.rank = 1;

@@ -1,0 +1,83 @@
+"""The scaling benchmarks' plumbing (issue 21) without GPUs: torchrun jobs of 1 and 2 ranks with
+gloo (--device cpu), every sample checked exactly once over the ranks, and the check itself
+against hand-made id lists."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import PYTHON_DIR, ROOT
+from sluice import datasets
+
+pytest.importorskip("torch")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from torchrun_jobs import exactly_once  # noqa: E402
+from torchrun_launch import rank_args  # noqa: E402
+
+CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PYTHON_DIR, os.environ.get("PYTHONPATH")])))
+
+
+def test_exactly_once_counts_repeats_misses_and_strays():
+    assert exactly_once([[0, 2], [1, 3]], 4)["exactly_once"]
+    bad = exactly_once([[0, 1, 1], [3, 7]], 4)  # 1 twice, 2 missing (only 2), 7 outside
+    assert (bad["delivered"], bad["unique"], bad["repeated"], bad["missing"], bad["outside"]) == (5, 4, 1, 1, 1)
+    assert not bad["exactly_once"]
+    assert not exactly_once([[0, 1], [2]], 4)["exactly_once"]  # one short
+
+
+def test_the_ranks_get_no_option_torchrun_would_take():
+    argv = ["/d", "--json", "x.json", "--logs=L", "--gpus", "1,2", "--systems", "sluice", "--threads", "3"]
+    assert rank_args(argv) == ["/d", "--gpus", "1,2", "--threads", "3"]
+
+
+def run(script: str, data, tmp_path, *args: str) -> dict:
+    out = tmp_path / "rows.json"
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), str(data), "--device", "cpu",
+                        "--gpus", "1,2", "--threads", "1", "--epochs", "2", "--timeout", "200", "--logs",
+                        str(tmp_path / "logs"), "--json", str(out), *args],
+                       capture_output=True, text=True, timeout=600, env=CHILD_ENV)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {(row["system"], row["gpus"]): row for row in json.loads(out.read_text())["rows"]}
+
+
+def test_images_two_epochs_on_one_and_two_ranks_each_exactly_once(tmp_path):
+    data = tmp_path / "data"
+    datasets.make_dataset(str(data), num_images=40, num_classes=2, width=(48, 64), progress=False)
+    rows = run("scaling_bench.py", data, tmp_path, "--systems", "sluice", "--size", "32", "--batch-size", "8",
+               "--warmup", "2")
+    for gpus in (1, 2):
+        row = rows[("sluice", gpus)]
+        assert "error" not in row, row
+        assert row["exactly_once"] is True and row["epochs_checked"] == 2, row
+        assert row["dataset_size"] == 40 and row["epochs"][0]["samples"] == 40
+        assert len(row["epochs"][0]["per_rank_samples"]) == gpus
+    assert rows[("sluice", 2)]["epochs"][0]["per_rank_samples"] == [20, 20]
+
+
+def test_images_cut_epochs_are_extrapolated_and_not_checked(tmp_path):
+    data = tmp_path / "data"
+    datasets.make_dataset(str(data), num_images=40, num_classes=2, width=(48, 64), progress=False)
+    rows = run("scaling_bench.py", data, tmp_path, "--systems", "sluice", "--size", "32", "--batch-size", "4",
+               "--warmup", "1", "--max-batches", "2")
+    row = rows[("sluice", 2)]
+    assert row["epoch_time"] == "extrapolated" and row["exactly_once"] is None, row
+    assert row["epochs"][0]["per_rank_samples"] == [8, 8]
+
+
+def test_video_clips_on_one_and_two_ranks_each_exactly_once(tmp_path):
+    pytest.importorskip("av")
+    from sluice.video_data import make_videos
+    data = tmp_path / "videos"
+    make_videos(str(data), count=3, classes=1, frames=40, width=64, height=48, codec="h264", fps=30, gop=10,
+                bframes=0, progress=False)
+    rows = run("video_scaling.py", data, tmp_path, "--systems", "sluice-cpu", "--sequence-length", "4",
+               "--stride", "2", "--batch-size", "2", "--out-size", "24x32", "--warmup", "1")
+    for gpus in (1, 2):
+        row = rows[("sluice-cpu", gpus)]
+        assert "error" not in row, row
+        # 40 frames, clips of 4 frames 2 apart, starts 8 apart: 5 clips a video.
+        assert row["dataset_size"] == 15 and row["exactly_once"] is True, row
