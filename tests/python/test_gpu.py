@@ -223,6 +223,7 @@ def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
     st = loader.stats()
     if route in ("hardware", "auto") and routes["hardware"] > 0:
         assert 0 < st["engine_busy_seconds"] <= st["wall_seconds"], st
+        assert st["engine_state_inits"] >= 1, st  # at least the state its calls used
     elif route in ("hybrid", "cpu"):
         assert st["engine_busy_seconds"] == 0, st
     loader.reset_stats()
