@@ -15,7 +15,8 @@
 #   with EPOCHS20 (GPU counts, e.g. "2 4"), 20 epochs of sluice `auto`, each checked
 #   (SCALING_MAIN=0: those only).
 #   videoscaling: bench/video_scaling.py on videobench's videos: sluice on NVDEC (whole epochs),
-#   then VS_SLOW (dali,sluice-cpu,torchcodec) cut at VS_MAX_BATCHES batches per rank.
+#   then VS_SLOW (default dali,sluice-cpu; torchcodec needs its wheel) cut at VS_MAX_BATCHES
+#   (25) batches per rank. JOB_TIMEOUT (120 s): a job that hangs costs no more.
 #   DALI rows need `bash .peer/peer_wheels.sh install` first. `prepare` with VOC=1 and
 #   SEED_VIDEOS=1 makes both datasets in the background.
 #   shards (issue 17; after `prepare` in the call before): the tests of shards and the GPU
@@ -263,12 +264,12 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
     systems=${SYSTEMS:-sluice,dali,dataloader}; [ $first = 1 ] || systems=sluice; first=0
     gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2,4}}
     timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$gpus" \
-      --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-240}" \
+      --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-120}" \
       --json "$OUT/scaling_$route.json" --logs "$OUT/logs_$route" 2>&1 | tee -a "$OUT/scaling.log" | grep -v "^    "
   done
   for g in ${EPOCHS20:-}; do
     timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$g" --systems sluice \
-      --epochs 20 --timeout "${JOB_TIMEOUT:-240}" --json "$OUT/epochs20_$g.json" --logs "$OUT/logs_epochs20" 2>&1 |
+      --epochs 20 --timeout "${JOB_TIMEOUT:-120}" --json "$OUT/epochs20_$g.json" --logs "$OUT/logs_epochs20" 2>&1 |
       tee -a "$OUT/scaling.log" | grep -E "^  |exactly"
   done
   printf '%s\n' "${summary[@]}"
@@ -277,7 +278,7 @@ fi
 if [ "$what" = videoscaling ]; then
   prepare_done; make_seed_videos
   common=(/tmp/seed --gpus "${GPUS:-1,2,4}" --sequence-length 16 --stride "${VS_STRIDE:-2}" --batch-size 8
-          --out-size 360x640 --timeout "${JOB_TIMEOUT:-240}")
+          --out-size 360x640 --timeout "${JOB_TIMEOUT:-120}")
   timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/video_scaling.py "${common[@]}" --systems sluice-cuda \
     --json "$OUT/video_scaling.json" --logs "$OUT/logs_video" 2>&1 | tee -a "$OUT/video_scaling.log" | grep -v "^    "
   [ -n "${VS_SLOW-dali,sluice-cpu}" ] &&
