@@ -53,7 +53,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import torch  # noqa: E402
 from torchrun_jobs import Rank, System, run_worker  # noqa: E402
-from torchrun_launch import common_args, machine_info, parse_common, run_all, table, target_lines  # noqa: E402
+from torchrun_launch import common_args, machine_info, parse_common, run_and_report  # noqa: E402
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)  # = sluice.IMAGENET_MEAN / _STD
 SEED = 0
@@ -249,13 +249,8 @@ def main() -> int:
                 f"workers/GPU, warm-up {args.warmup} batches of epoch 0, epochs 1-{args.epochs} timed"
                 + (f" (at most {args.max_batches} batches/rank)" if args.max_batches else "")
                 + f", timeout {args.timeout:g} s/job")
-    print(f"# {meta['gpu']} x {meta['gpu_count']} | {meta['cpus']} CPUs ({meta['cpu']}) | Python "
-          f"{meta['python']} | torch {meta['torch']}\n# {data_line}\n# {settings}", flush=True)
-    rows = run_all(os.path.abspath(__file__), systems, gpu_counts, sys.argv[1:], args, meta["gpu_count"], "images",
-                   {"machine": meta, "data": {"root": args.data, **info}})
-    print(f"\nmachine: {meta['gpu']} x {meta['gpu_count']}, {meta['cpus']} CPUs ({meta['cpu']})")
-    print(f"data:    {data_line}\nsettings: {settings}\n")
-    print("\n".join(table(rows, "images") + [""] + target_lines(rows, "sluice", "dali")))
+    run_and_report(os.path.abspath(__file__), systems, gpu_counts, args, meta, data_line, settings, "images",
+                   {"data": {"root": args.data, **info}}, ours="sluice")
     return 0
 
 

@@ -2,7 +2,7 @@
 its whole process tree after a timeout (with every rank's stacks first when gdb is at hand), its
 rank 0 JSON line as the row, and the table and targets of a run.
 
-    rows = run_all(script, systems, gpu_counts, worker_args(args), args, gpu_count)
+    run_and_report(script, systems, gpu_counts, args, meta, data_line, settings, unit, extra_meta, ours)
 """
 from __future__ import annotations
 
@@ -259,3 +259,16 @@ def parse_common(ap, args, systems: dict) -> tuple[list, list]:
         ap.error("--epochs must be >= 1, --max-batches and --warmup >= 0")
     args.threads = args.threads or max(1, len(os.sched_getaffinity(0)) // max(gpu_counts))
     return gpu_counts, names
+
+
+def run_and_report(script: str, systems: list, gpu_counts: list, args, meta: dict, data_line: str, settings: str,
+                   unit: str, extra_meta: dict, ours: str) -> None:
+    """A benchmark's whole parent side: its header, every job, then the machine, data, settings,
+    table and targets."""
+    print(f"# {meta['gpu']} x {meta['gpu_count']} | {meta['cpus']} CPUs ({meta['cpu']}) | Python "
+          f"{meta['python']} | torch {meta['torch']}\n# {data_line}\n# {settings}", flush=True)
+    rows = run_all(script, systems, gpu_counts, sys.argv[1:], args, meta["gpu_count"], unit,
+                   {"machine": meta, **extra_meta})
+    print(f"\nmachine: {meta['gpu']} x {meta['gpu_count']}, {meta['cpus']} CPUs ({meta['cpu']})")
+    print(f"data:    {data_line}\nsettings: {settings}\n")
+    print("\n".join(table(rows, unit) + [""] + target_lines(rows, ours, "dali")))

@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import torch  # noqa: E402
 from torchrun_jobs import Rank, System, run_worker  # noqa: E402
-from torchrun_launch import common_args, machine_info, parse_common, run_all, table, target_lines  # noqa: E402
+from torchrun_launch import common_args, machine_info, parse_common, run_and_report  # noqa: E402
 from video_bench import size_arg  # noqa: E402
 from video_peers import MEAN, STD, TorchcodecClips, pyav_items  # noqa: E402
 
@@ -158,13 +158,8 @@ def main() -> int:
                 f"{args.out_size[0]}x{args.out_size[1]} float16, {args.threads} threads/GPU, torchcodec "
                 f"{args.workers} workers/GPU, warm-up {args.warmup} batches, epochs 1-{args.epochs} timed"
                 + (f" (at most {args.max_batches} batches/rank)" if args.max_batches else ""))
-    print(f"# {meta['gpu']} x {meta['gpu_count']} | {meta['cpus']} CPUs ({meta['cpu']})\n# {data_line}\n"
-          f"# {settings}", flush=True)
-    rows = run_all(os.path.abspath(__file__), systems, gpu_counts, sys.argv[1:], args, meta["gpu_count"], "clips",
-                   {"machine": meta, "data": data_line})
-    print(f"\nmachine: {meta['gpu']} x {meta['gpu_count']}, {meta['cpus']} CPUs ({meta['cpu']})")
-    print(f"data:    {data_line}\nsettings: {settings}\n")
-    print("\n".join(table(rows, "clips") + [""] + target_lines(rows, "sluice-cuda", "dali")))
+    run_and_report(os.path.abspath(__file__), systems, gpu_counts, args, meta, data_line, settings, "clips",
+                   {"data": data_line}, ours="sluice-cuda")
     return 0
 
 
