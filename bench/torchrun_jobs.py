@@ -157,6 +157,10 @@ def measure(rank: Rank, system: System, args) -> dict | None:
 
 def run_worker(args, build: Callable) -> int:
     """A rank's whole life: its System from build(args, rank), measured; 0 or 1."""
+    if str(args.system).startswith("sluice"):
+        # At the top, as a training script would: before CUDA starts, so that sluice can widen
+        # its work queues (sluice/_cuda_queues.py).
+        import sluice  # noqa: F401
     rank = Rank(args.device)
     try:
         result = measure(rank, build(args, rank), args)

@@ -62,10 +62,10 @@ def kill_tree(p: subprocess.Popen) -> None:
     p.wait()
 
 
-def write_stacks(p: subprocess.Popen, err_path: str) -> None:
-    """Every rank's thread stacks into its stderr (SLUICE_PROBE_GDB names gdb): where a job hangs."""
+def write_stacks(p: subprocess.Popen, path: str) -> None:
+    """Every rank's thread stacks into `path` (SLUICE_PROBE_GDB names gdb): where a job hangs."""
     from gpu_probe import stacks
-    with open(err_path, "a") as err:
+    with open(path, "w") as err:
         for pid in descendants(p.pid):
             try:
                 with open(f"/proc/{pid}/cmdline") as f:
@@ -116,9 +116,14 @@ def run_job(script: str, system: str, gpus: int, worker_args: list, args, tmp: s
         except subprocess.TimeoutExpired:
             pass
         timed_out = p.poll() is None
+        stacks_path = err_path + ".stacks"
         if timed_out and os.environ.get("SLUICE_PROBE_GDB"):
-            write_stacks(p, err_path)
+            write_stacks(p, stacks_path)
         kill_tree(p)
+    if os.path.exists(stacks_path):  # after torchrun's last words, which would overwrite them
+        with open(err_path, "a") as err, open(stacks_path) as st:
+            err.write(st.read())
+        os.remove(stacks_path)
     if args.logs:
         os.makedirs(args.logs, exist_ok=True)
         shutil.copy(err_path, os.path.join(args.logs, f"{system}_{gpus}gpu.stderr"))

@@ -31,6 +31,11 @@
 // threads do not survive fork(): in a forked child every method fails (FailedPrecondition) and
 // the destructor only releases memory. Batches handed out stay valid after the Loader is
 // destroyed.
+//
+// With NCCL in the same process (one rank per GPU), set CUDA_DEVICE_MAX_CONNECTIONS=32 before the
+// process creates its CUDA context: with CUDA's default of 8 queues, the JPEG engines' work can
+// wait behind an NCCL kernel that waits for another rank, and the ranks hang (docs/guide.md). The
+// Python package sets it as it is imported.
 #ifndef SLUICE_LOADER_H_
 #define SLUICE_LOADER_H_
 

@@ -5,8 +5,10 @@
                                           T.Normalize(MEAN, STD)], batch_size=256, shuffle=True)
     for images, labels in loader: ...
 """
+from ._cuda_queues import widen_before_cuda
 from ._nvidia_libs import point_core_at_wheel_nvjpeg
 
+widen_before_cuda()  # before anything in this process makes a CUDA context, where it can
 point_core_at_wheel_nvjpeg()
 
 from . import _core  # noqa: E402  (after the nvJPEG path is set)

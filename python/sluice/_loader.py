@@ -10,6 +10,7 @@ import numpy as np
 from . import _core, _state
 from ._batch_functions import BatchFunctions
 from ._convert import resolve_output
+from ._cuda_queues import warn_if_narrow_under_nccl
 from ._epoch import EpochIterator
 from ._live import LIVE
 from ._options import DEFAULTS, cache_bytes, dtype_name, epoch_arg, make_options, shard, source_arg, weighted
@@ -127,6 +128,8 @@ class Loader:
             decode_route="auto" if self._upload else decode_route, gpu_memory_budget=gpu_memory_budget, rank=rank, world_size=world_size,
             max_file_bytes=max_file_bytes, memory_cache_bytes=cache_bytes(cache, cache_budget))
         self._check_dtype(options.dtype)
+        if self._cuda and not self._upload:
+            warn_if_narrow_under_nccl(decode_route)
         self._functions: list = []  # user functions (Lambda): the C++ loader reaches them weakly
         # Serializes iterating (starting an epoch, taking a batch) and load_state_dict between
         # threads; close() and stats() do not take it.

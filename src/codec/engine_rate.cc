@@ -19,16 +19,18 @@ struct EngineFile {
   int width, height;
 };
 
-// The files the engines take, and the largest one's RGB8 bytes.
-std::vector<EngineFile> EngineFiles(std::span<const std::vector<uint8_t>> files, size_t* largest) {
+// The files the engines take, the largest one's RGB8 bytes and its longest side.
+std::vector<EngineFile> EngineFiles(std::span<const std::vector<uint8_t>> files, size_t* largest, int* side) {
   std::vector<EngineFile> usable;
   ImageDecoder header;
   *largest = 0;
+  *side = 1;
   for (const std::vector<uint8_t>& f : files) {
     Result<ImageInfo> info = header.ReadHeader(f.data(), f.size());
     if (!info.ok() || info->format != ImageFormat::kJpeg || !HardwareDecodable(*info)) continue;
     usable.push_back(EngineFile{&f, info->width, info->height});
     *largest = std::max(*largest, static_cast<size_t>(info->width) * info->height * 3);
+    *side = std::max({*side, info->width, info->height});
   }
   return usable;
 }
@@ -56,14 +58,15 @@ Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files
   SLUICE_RETURN_IF_ERROR(CheckCudaDevice(device));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
   size_t slot = 0;
-  const std::vector<EngineFile> usable = EngineFiles(files, &slot);
+  int side = 1;
+  const std::vector<EngineFile> usable = EngineFiles(files, &slot, &side);
   if (usable.empty())
     return InvalidArgument("none of the ", files.size(), " files is a JPEG the engines take (baseline, 3 components)");
 
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<DevicePool> pool, DevicePool::Create(device, int64_t{16} << 30));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegContext> ctx, NvjpegContext::Create(pool.get()));
   if (ctx->hardware_handle() == nullptr) return ctx->hardware_status().WithPrefix("no JPEG engines");
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegHardwareDecoder> hw, NvjpegHardwareDecoder::Create(ctx.get(), images_per_engine));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegHardwareDecoder> hw, NvjpegHardwareDecoder::Create(ctx.get(), images_per_engine, side));
   CudaStream stream;
   SLUICE_RETURN_IF_ERROR(stream.Create());
 

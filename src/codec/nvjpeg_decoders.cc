@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/clock.h"
-#include "core/env_knob.h"
 #include "gpu/cuda_util.h"
 
 namespace sluice {
@@ -31,10 +30,12 @@ bool HybridDecodable(const ImageInfo& info) {
 
 // ---------------------------------------------------------------------------- hardware
 
-Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(NvjpegContext* ctx, int images_per_engine) {
+Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(NvjpegContext* ctx, int images_per_engine,
+                                                                             int max_side) {
   if (ctx->hardware_handle() == nullptr) return ctx->hardware_status();
+  if (max_side < 1) return InvalidArgument("the engines' largest image side must be at least 1, not ", max_side);
   const NvjpegApi& api = ctx->api();
-  std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx));
+  std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx, max_side));
   d->width_ = ctx->hardware_engines() * images_per_engine;
   d->states_.reserve(kMaxStates);
   d->params_.resize(static_cast<size_t>(d->width_));
@@ -66,12 +67,6 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::AddState() {
 Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
   SLUICE_NVJPEG_RETURN_IF_ERROR(
       ctx_->api().nvjpegDecodeBatchedInitialize(ctx_->hardware_handle(), s->state, n, 1, NVJPEG_OUTPUT_RGBI));
-  // Probe knob (issue 21): SLUICE_ENGINE_PREALLOC=W:H allocates the state's buffers for n images
-  // of up to W x H (4:4:4) now, to test whether decode calls then stop freeing device memory.
-  static const std::vector<int> prealloc = EnvKnobInts("SLUICE_ENGINE_PREALLOC");
-  if (prealloc.size() == 2)
-    SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegDecodeBatchedPreAllocate(
-        ctx_->hardware_handle(), s->state, n, prealloc[0], prealloc[1], NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
   s->size = n;
   s->stale = false;
   ++inits_;
@@ -79,26 +74,21 @@ Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
 }
 
 Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n) {
+  const bool full = static_cast<int>(states_.size()) >= kMaxStates;
   SizedState* pick = nullptr;
   for (SizedState& s : states_)
     if (s.size == n) pick = &s;
   if (pick == nullptr) {  // the smallest initialized state this call can fill up with pads
     for (SizedState& s : states_)
-      if (!s.stale && s.size > n && s.size - n <= std::max(n, kMaxPads) && (pick == nullptr || s.size < pick->size))
+      if (!s.stale && s.size > n && (full || s.size - n <= std::max(n, kMaxPads)) &&
+          (pick == nullptr || s.size < pick->size))
         pick = &s;
   }
-  if (pick == nullptr) {
-    if (static_cast<int>(states_.size()) < kMaxStates) {
-      SLUICE_ASSIGN_OR_RETURN(pick, AddState());
-    } else {  // rare: the least recently used state changes size
-      pick = &*std::min_element(states_.begin(), states_.end(), [](const SizedState& a, const SizedState& b) {
-        return a.last_use < b.last_use;
-      });
-      pick->size = -1;
-    }
+  if (pick == nullptr && !full) {
+    SLUICE_ASSIGN_OR_RETURN(pick, AddState());
   }
+  if (pick == nullptr) return pick;
   if (pick->size < n || pick->stale) SLUICE_RETURN_IF_ERROR(Initialize(pick, n));
-  pick->last_use = ++calls_;
   return pick;
 }
 
@@ -117,11 +107,26 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   const int n = static_cast<int>(jobs.size());
   if (n == 0) return Status::OK();
   if (n > width_) return Internal("hardware decode of ", n, " images, more than ", width_, " at once");
-  const NvjpegApi& api = ctx_->api();
-  nvjpegHandle_t h = ctx_->hardware_handle();
   std::lock_guard<std::mutex> turn(g_hardware_call);
   ScopedTimer busy(&busy_ns_);  // the turn, however the call ends
   SLUICE_ASSIGN_OR_RETURN(SizedState* state, StateFor(n));
+  if (state != nullptr) return DecodeOneCall(jobs, state, stream);
+  // Every state is made and all are smaller than n: calls of the largest one's size.
+  SizedState* largest = &*std::max_element(states_.begin(), states_.end(), [](const SizedState& a, const SizedState& b) {
+    return a.size < b.size;
+  });
+  for (int start = 0; start < n; start += largest->size) {
+    if (largest->stale) SLUICE_RETURN_IF_ERROR(Initialize(largest, largest->size));
+    SLUICE_RETURN_IF_ERROR(DecodeOneCall(jobs.subspan(static_cast<size_t>(start),
+                                                      static_cast<size_t>(std::min(largest->size, n - start))),
+                                         largest, stream));
+  }
+  return Status::OK();
+}
+
+Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, SizedState* state, cudaStream_t stream) {
+  const NvjpegApi& api = ctx_->api();
+  const int n = static_cast<int>(jobs.size());
   const int m = state->size;  // n images, then m - n pads
   if (m > n && pad_out_ == nullptr) {  // the first padded call: the pads' scratch, once
     nvjpegDevAllocatorV2_t* alloc = ctx_->device_allocator();
@@ -157,8 +162,8 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetROI(params_[static_cast<size_t>(i)], j.roi.x,
                                                                j.roi.y, j.roi.w, j.roi.h));
   }
-  const nvjpegStatus_t s = api.nvjpegDecodeBatchedEx(h, state->state, data.data(), lengths.data(), dest.data(),
-                                                     params_.data(), stream);
+  const nvjpegStatus_t s = api.nvjpegDecodeBatchedEx(ctx_->hardware_handle(), state->state, data.data(),
+                                                     lengths.data(), dest.data(), params_.data(), stream);
   if (s != NVJPEG_STATUS_SUCCESS) {
     state->stale = true;  // a failed batch needs a fresh initialization
     return NvjpegStatus(s, "nvjpegDecodeBatchedEx");

@@ -38,13 +38,18 @@ struct NvjpegJob {
 
 // Whether the JPEG engines take this file: baseline, 3 components, 4:4:4/4:2:2/4:2:0/4:4:0.
 bool HardwareDecodable(const ImageInfo& info);
+// Whether the engines may be given it: HardwareDecodable, no side above `max_side` (the bound
+// NvjpegHardwareDecoder puts on nvJPEG's memory).
+inline bool EnginesTake(const ImageInfo& info, int max_side) {
+  return HardwareDecodable(info) && info.width <= max_side && info.height <= max_side;
+}
 // Whether the hybrid decoder takes it: any 1- or 3-component JPEG (CMYK/YCCK go to the CPU,
 // whose conversion matches PIL's).
 bool HybridDecodable(const ImageInfo& info);
 
 class NvjpegHardwareDecoder {
  public:
-  // REQUIRES: ctx.hardware_handle() != nullptr; `ctx` outlives the decoder.
+  // REQUIRES: ctx.hardware_handle() != nullptr; `ctx` outlives the decoder; max_side >= 1.
   // Calls of up to `images_per_engine` images per engine (32: a batch of 256 is two calls of
   // 128 on the H100's 7 engines; calls of 86 were no faster).
   // Output: interleaved RGB, after which nvJPEG 13.0 launches one small kernel per image
@@ -52,7 +57,9 @@ class NvjpegHardwareDecoder {
   // (NV12 and YUY2 are refused in batched calls), decoded 23-33% fewer images/s in a bare loop
   // of calls of 128 on the H100 (11,787 vs 15,350 on 143 KiB 4:4:4 files; 16,363 vs 23,474 on
   // 28 KiB 4:2:0), so the per-image kernels stay.
-  static Result<std::unique_ptr<NvjpegHardwareDecoder>> Create(NvjpegContext* ctx, int images_per_engine = 32);
+  // It takes images of up to `max_side` pixels a side (EnginesTake; see Decode for why).
+  static Result<std::unique_ptr<NvjpegHardwareDecoder>> Create(NvjpegContext* ctx, int images_per_engine,
+                                                               int max_side);
   ~NvjpegHardwareDecoder();
 
   // Images per nvjpegDecodeBatchedEx call: a multiple of the engine count.
@@ -67,27 +74,31 @@ class NvjpegHardwareDecoder {
   // cuEventSynchronize for good.
   // On error (a stream the engines reject) nothing of this call can be trusted: decode these
   // jobs another way.
-  // Each call size has its own state, initialized once: re-initializing a state for another
-  // size makes nvJPEG free device memory with cuMemFree, which waits for the whole device, and
-  // under DDP a device can be busy with an NCCL kernel that waits for this very process (seen:
-  // two ranks hung for good on two H200s with decode_route="auto", whose call sizes vary).
-  // Not the only one: nvjpegDecodeBatchedEx itself calls cuMemFree now and then (seen in gdb
-  // on 4 H200s, 2026-11-26, ranks hung within 20 epochs of "auto"); the preallocation that would
-  // keep it from doing so (nvjpegDecodeBatchedPreAllocate) runs only behind the probe knob
-  // SLUICE_ENGINE_PREALLOC=W:H so far (issue 21).
+  // Device memory: nvJPEG keeps buffers per image slot of a state (outside the loader's pool),
+  // grown inside a decode call to the largest image the slot has had, the old ones freed with
+  // cuMemFree, which waits for the whole device; it frees them too when a state is initialized
+  // again. So the decoder takes images of up to max_side a side (larger ones would grow every
+  // slot towards their size: 6 + 3 slots at 1024 x 1024 took 251 MiB on an H200), makes each state once per
+  // call size and never initializes one again (except after a failed call): once the slots have
+  // grown, calls allocate and free nothing (tests/engine_memory).
   // Initializing a state also takes 0.1-0.2 s (measured on H200s: the last, short batch of an
   // epoch waited that long). So a call smaller than an initialized size within kMaxPads of it
   // uses that state, filled up with pads: tiny regions of its smallest file, decoded into
-  // scratch memory. Callers keep the sizes few (RouteScheduler rounds the engines' share); past
-  // kMaxStates sizes, the least recently used state is re-initialized.
+  // scratch memory. Callers keep the sizes few (RouteScheduler rounds the engines' share); once
+  // kMaxStates sizes exist, a call takes the smallest state that holds it, however many pads
+  // that needs, or is cut into calls of the largest.
+  // REQUIRES: every job's image is one the engines take (EnginesTake(info, max_side())).
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
+
+  // The largest image side this decoder takes (EnginesTake).
+  int max_side() const { return max_side_; }
 
   // Initializes a state for calls of exactly n images now, unless one exists (a later call of n
   // then initializes nothing). Errors: InvalidArgument unless 1 <= n <= batch_width();
   // ResourceExhausted when kMaxStates states exist.
   Status Reserve(int n);
 
-  // Each state holds nvJPEG's buffers for its size (from the loader's GPU memory budget).
+  // Each state holds nvJPEG's buffers for its size.
   static constexpr int kMaxStates = 8;
   // A call of n images may be padded by up to max(n, kMaxPads) images.
   static constexpr int kMaxPads = 32;
@@ -99,21 +110,22 @@ class NvjpegHardwareDecoder {
   int64_t busy_ns() const { return busy_ns_.load(std::memory_order_relaxed); }
 
  private:
-  explicit NvjpegHardwareDecoder(NvjpegContext* ctx) : ctx_(ctx) {}
+  NvjpegHardwareDecoder(NvjpegContext* ctx, int max_side) : ctx_(ctx), max_side_(max_side) {}
   struct SizedState {
     nvjpegJpegState_t state = nullptr;
     int size = -1;           // batch size it is initialized for; -1: none yet
     bool stale = false;      // a failed call: initialize again before the next
-    uint64_t last_use = 0;
   };
-  // A state for calls of n images: one of size n, or a larger one within the padding limit.
+  // A state for calls of n images: one of size n, or a larger one within the padding limit;
+  // nullptr when kMaxStates states exist and none holds n images.
   Result<SizedState*> StateFor(int n);
+  Status DecodeOneCall(std::span<const NvjpegJob> jobs, SizedState* state, cudaStream_t stream);
   Result<SizedState*> AddState();           // a new, uninitialized state
   Status Initialize(SizedState* s, int n);  // s for calls of n images
 
   NvjpegContext* ctx_;
+  const int max_side_;
   std::vector<SizedState> states_;
-  uint64_t calls_ = 0;
   std::atomic<int64_t> inits_{0};  // written under the turn; read by stats
   std::atomic<int64_t> busy_ns_{0};
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call

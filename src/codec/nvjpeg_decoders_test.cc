@@ -50,6 +50,8 @@ Diff Compare(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
 
 class NvjpegTest : public ::testing::Test {
  protected:
+  static constexpr int kMaxSide = 1024;  // the engines' preallocation (CheckRoute's files are smaller)
+
   void SetUp() override {
     if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
@@ -97,7 +99,7 @@ class NvjpegTest : public ::testing::Test {
     if (hardware) {
       std::unique_ptr<NvjpegHardwareDecoder> own;
       if (hw == nullptr) {
-        auto made = NvjpegHardwareDecoder::Create(ctx_.get());
+        auto made = NvjpegHardwareDecoder::Create(ctx_.get(), 32, kMaxSide);
         EXPECT_TRUE(made.ok()) << made.status().ToString();
         own = std::move(*made);
         hw = own.get();
@@ -163,7 +165,7 @@ TEST_F(NvjpegTest, HardwareRegionsMatchLibjpegTurbo) {
 // state of its own (which took 0.1-0.2 s on H200s), and still gives each image its pixels.
 TEST_F(NvjpegTest, HardwareShortCallsArePaddedIntoAnInitializedState) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
-  auto hw = NvjpegHardwareDecoder::Create(ctx_.get());
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), 32, kMaxSide);
   ASSERT_TRUE(hw.ok()) << hw.status().ToString();
   NvjpegHardwareDecoder& d = **hw;
   CheckRoute(/*hardware=*/true, false, &d, 6);
@@ -180,7 +182,7 @@ TEST_F(NvjpegTest, HardwareShortCallsArePaddedIntoAnInitializedState) {
 
 TEST_F(NvjpegTest, HardwareStatesCanBeReservedAhead) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
-  auto hw = NvjpegHardwareDecoder::Create(ctx_.get());
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), 32, kMaxSide);
   ASSERT_TRUE(hw.ok()) << hw.status().ToString();
   NvjpegHardwareDecoder& d = **hw;
   ASSERT_TRUE(d.Reserve(6).ok());
@@ -192,13 +194,23 @@ TEST_F(NvjpegTest, HardwareStatesCanBeReservedAhead) {
   EXPECT_EQ(d.Reserve(d.batch_width() + 1).code(), StatusCode::kInvalidArgument);
   for (int n = 1; n <= NvjpegHardwareDecoder::kMaxStates; ++n) ASSERT_TRUE(d.Reserve(n).ok()) << n;
   EXPECT_EQ(d.Reserve(NvjpegHardwareDecoder::kMaxStates + 1).code(), StatusCode::kResourceExhausted);
+  // Past the limit, a longer call is cut into calls of the largest state (no state is initialized
+  // again: that frees device memory), and still gives each image its pixels.
+  const int64_t inits = d.state_initializations();
+  CheckRoute(/*hardware=*/true, false, &d, NvjpegHardwareDecoder::kMaxStates + 3);
+  EXPECT_EQ(d.state_initializations(), inits);
+}
+
+TEST_F(NvjpegTest, HardwareDecoderNeedsAPositiveMaxSide) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  EXPECT_EQ(NvjpegHardwareDecoder::Create(ctx_.get(), 32, 0).status().code(), StatusCode::kInvalidArgument);
 }
 
 // busy_ns counts the time calls held the engines: some for a call, none while idle, never more
 // than the time around the calls.
 TEST_F(NvjpegTest, HardwareBusyTimeCountsTheCallsOnly) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
-  auto hw = NvjpegHardwareDecoder::Create(ctx_.get());
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), 32, kMaxSide);
   ASSERT_TRUE(hw.ok()) << hw.status().ToString();
   NvjpegHardwareDecoder& d = **hw;
   EXPECT_EQ(d.busy_ns(), 0);
@@ -253,6 +265,21 @@ TEST(NvjpegRouting, WhichFilesEachRouteTakes) {
   EXPECT_TRUE(HybridDecodable(info));
   info.format = ImageFormat::kPng;
   EXPECT_FALSE(HybridDecodable(info));
+}
+
+TEST(NvjpegRouting, TheEnginesTakeNoSideAboveTheirPreallocation) {
+  ImageInfo info;
+  info.format = ImageFormat::kJpeg;
+  info.components = 3;
+  info.subsampling = "444";
+  info.width = 1024, info.height = 768;
+  EXPECT_TRUE(EnginesTake(info, 1024));
+  EXPECT_FALSE(EnginesTake(info, 1023));
+  info.width = 700, info.height = 1025;
+  EXPECT_FALSE(EnginesTake(info, 1024));
+  info.height = 1024;
+  info.progressive = true;
+  EXPECT_FALSE(EnginesTake(info, 1024));
 }
 
 }  // namespace

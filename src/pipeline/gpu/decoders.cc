@@ -19,7 +19,9 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
   d->nvjpeg_ = std::move(ctx).value();
   for (int t = 0; route != DecodeRoute::kHybrid && t < kEngineThreads; ++t) {
     static const int per_engine = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_IMAGES", 32)));
-    Result<std::unique_ptr<NvjpegHardwareDecoder>> hw = NvjpegHardwareDecoder::Create(d->nvjpeg_.get(), per_engine);
+    static const int max_side = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_MAX_SIDE", kEngineMaxSide)));
+    Result<std::unique_ptr<NvjpegHardwareDecoder>> hw =
+        NvjpegHardwareDecoder::Create(d->nvjpeg_.get(), per_engine, max_side);
     if (!hw.ok()) {
       d->hw_.clear();
       if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");

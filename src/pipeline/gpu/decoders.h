@@ -28,6 +28,9 @@ namespace sluice {
 class GpuDecoders {
  public:
   static constexpr int kEngineThreads = 2;
+  // The largest image side the engines take: nvJPEG's buffers are preallocated for it (see
+  // NvjpegHardwareDecoder::Decode); larger images go to the hybrid decoder or the CPU.
+  static constexpr int kEngineMaxSide = 1024;
 
   // The decoders `route` may use, for `threads` CPU-side decode threads, with memory from `pool`.
   // Without nvJPEG (or its engines), "auto" goes on with what there is; a pinned route that
@@ -36,6 +39,8 @@ class GpuDecoders {
   ~GpuDecoders();  // waits for the engine streams
 
   bool has_hardware() const { return !hw_.empty(); }
+  // The largest image side the engines take; 0 without engines.
+  int engine_max_side() const { return hw_.empty() ? 0 : hw_[0]->max_side(); }
   bool has_hybrid() const { return hybrid_ != nullptr; }
   cudaStream_t engine_stream(int t) const { return hw_streams_[static_cast<size_t>(t)]->get(); }
   ResizeScratch* engine_scratch(int t) { return &hw_scratch_[t]; }
@@ -49,8 +54,8 @@ class GpuDecoders {
     for (const auto& hw : hw_) ns += hw->busy_ns();
     return ns;
   }
-  // nvJPEG states the engine threads initialized, since creation (each one a cuMemFree-ing
-  // re-allocation inside nvJPEG when it replaces another size).
+  // nvJPEG states the engine threads initialized, since creation: one per call size and thread
+  // (at most kMaxStates each), plus one after each call the engines rejected.
   int64_t engine_state_inits() const {
     int64_t n = 0;
     for (const auto& hw : hw_) n += hw->state_initializations();

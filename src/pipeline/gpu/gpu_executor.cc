@@ -207,7 +207,7 @@ void GpuExecutor::Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, i
 
 Status GpuExecutor::SizeAndAllocate(GpuBatch* b) {
   cudaSetDevice(options_.device.index);
-  AssignRoutes(b, options_.decode_route, decoders_->has_hardware(), decoders_->has_hybrid(), options_.dct_scaling,
+  AssignRoutes(b, options_.decode_route, decoders_->engine_max_side(), decoders_->has_hybrid(), options_.dct_scaling,
                scheduler_.get());
   const int64_t estimate = LayOutBatch(b, plan_, options_.dtype, sample_bytes_);
   for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {

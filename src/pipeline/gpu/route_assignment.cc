@@ -24,7 +24,7 @@ double CpuDecodeCost(const GpuSample& s, bool dct_scaling) {
 
 }  // namespace
 
-void AssignRoutes(GpuBatch* b, DecodeRoute policy, bool has_hardware, bool has_hybrid, bool dct_scaling,
+void AssignRoutes(GpuBatch* b, DecodeRoute policy, int engine_max_side, bool has_hybrid, bool dct_scaling,
                   RouteScheduler* scheduler) {
   std::vector<size_t> ok, hw_eligible;
   for (size_t i = 0; i < b->gpu.size(); ++i) {
@@ -33,7 +33,7 @@ void AssignRoutes(GpuBatch* b, DecodeRoute policy, bool has_hardware, bool has_h
     ok.push_back(i);
     // One resampling pass, no rotation, and a bitstream that looks whole.
     const bool simple = s.geo.num_segments == 1 && s.info.orientation == 1 && s.intact;
-    const bool hw = has_hardware && simple && HardwareDecodable(s.info);
+    const bool hw = engine_max_side > 0 && simple && EnginesTake(s.info, engine_max_side);
     const bool hy = has_hybrid && simple && HybridDecodable(s.info);
     s.route = hy ? DecodeRoute::kHybrid : DecodeRoute::kCpu;
     if (hw) hw_eligible.push_back(i);

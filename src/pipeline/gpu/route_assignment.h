@@ -1,6 +1,7 @@
 // Which decoder each sample of a GPU batch goes to. A sample may go to the JPEG engines or the
 // hybrid decoder only when one resampling pass does all its geometry, it needs no EXIF rotation,
-// its bitstream looks whole and the decoder takes the file; everything else goes to libjpeg-turbo.
+// its bitstream looks whole and the decoder takes the file (the engines: no larger than the size
+// they preallocated for); everything else goes to libjpeg-turbo.
 // A pinned route sends what it can take there; "auto" asks the RouteScheduler how many of the
 // engine-eligible samples go to the engines, and sends the rest of the hybrid-decodable ones to
 // the CPU-side route the scheduler picks (a few, now and then, to the other to keep its cost
@@ -19,9 +20,10 @@
 namespace sluice {
 
 // Sets the route of every good sample of `b`. `policy`: the loader's decode_route (resolved);
-// `has_hardware`, `has_hybrid`: the decoders this machine has; `dct_scaling`: whether the CPU
-// decodes may downscale in the DCT domain.
-void AssignRoutes(GpuBatch* b, DecodeRoute policy, bool has_hardware, bool has_hybrid, bool dct_scaling,
+// `engine_max_side`: the largest image side the JPEG engines take (0: no engines); `has_hybrid`:
+// whether there is a hybrid decoder; `dct_scaling`: whether the CPU decodes may downscale in the
+// DCT domain.
+void AssignRoutes(GpuBatch* b, DecodeRoute policy, int engine_max_side, bool has_hybrid, bool dct_scaling,
                   RouteScheduler* scheduler);
 
 }  // namespace sluice

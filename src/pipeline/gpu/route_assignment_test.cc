@@ -34,13 +34,14 @@ GpuSample Sample(int y, int h, size_t bytes) {
   return s;
 }
 
-// The routes of a 256-sample batch planned by a fresh scheduler (engines, no hybrid decoder).
-std::vector<DecodeRoute> Assign(std::vector<GpuSample> samples) {
+// The routes of a 256-sample batch planned by a fresh scheduler (engines that take sides of up
+// to 1024, no hybrid decoder).
+std::vector<DecodeRoute> Assign(std::vector<GpuSample> samples, DecodeRoute policy = DecodeRoute::kAuto) {
   GpuBatch b;
   b.gpu = std::move(samples);
   b.status.assign(b.gpu.size(), Status::OK());
   RouteScheduler scheduler(/*has_hardware=*/true, /*has_hybrid=*/false, /*cpu_threads=*/12);
-  AssignRoutes(&b, DecodeRoute::kAuto, true, false, /*dct_scaling=*/false, &scheduler);
+  AssignRoutes(&b, policy, /*engine_max_side=*/1024, false, /*dct_scaling=*/false, &scheduler);
   std::vector<DecodeRoute> routes;
   for (const GpuSample& s : b.gpu) routes.push_back(s.route);
   return routes;
@@ -97,6 +98,24 @@ TEST(RouteAssignment, SamplesTheEnginesCannotTakeStayOnTheCpuSide) {
   const std::vector<DecodeRoute> routes = Assign(samples);
   EXPECT_EQ(routes[3], DecodeRoute::kCpu);
   EXPECT_EQ(routes[7], DecodeRoute::kCpu);
+}
+
+// An image larger than the engines preallocated for would make nvJPEG free and grow its buffers
+// mid-call (a device-wide wait): it goes elsewhere, with "hardware" pinned too.
+TEST(RouteAssignment, ImagesLargerThanTheEnginesPreallocatedForGoElsewhere) {
+  for (DecodeRoute policy : {DecodeRoute::kAuto, DecodeRoute::kHardware}) {
+    std::vector<GpuSample> samples;
+    for (int i = 0; i < 256; ++i) samples.push_back(Sample(0, 100, 400000));
+    samples[5].info.width = 1025;  // one side too long
+    samples[9].info.height = 1025;
+    samples[11].info.width = samples[11].info.height = 1024;  // just fits
+    const std::vector<DecodeRoute> routes = Assign(samples, policy);
+    EXPECT_EQ(routes[5], DecodeRoute::kCpu) << DecodeRouteName(policy);
+    EXPECT_EQ(routes[9], DecodeRoute::kCpu) << DecodeRouteName(policy);
+    if (policy == DecodeRoute::kHardware) {
+      EXPECT_EQ(routes[11], DecodeRoute::kHardware);
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,56 @@
+"""CUDA_DEVICE_MAX_CONNECTIONS: how many hardware work queues a CUDA context gets (8 by default).
+
+With few queues, the work of unrelated streams shares one and waits behind whatever is ahead of it.
+Under DDP with NCCL, an NCCL kernel waiting for another rank then holds back nvJPEG's work, whose
+decode call blocks until that work is done, and the ranks can hang for good: 20-epoch jobs on two
+H200s hung in 4 of 4 runs with the default (decode_route "auto" and "hardware", nvJPEG waiting in
+cuEventSynchronize on both ranks) and in none of 4 with 32 (issue 21, docs/benchmarks.md).
+
+The variable counts only when a context is made, so sluice sets it to 32 as it is imported, unless
+the user set it or this process already has a CUDA context; a GPU loader under NCCL with fewer
+queues warns once, saying what to do.
+"""
+import os
+import sys
+import warnings
+
+WIDE = 32  # the most CUDA allows
+_VAR = "CUDA_DEVICE_MAX_CONNECTIONS"
+_too_late = False  # a CUDA context (torch's) existed before sluice could set the variable
+_warned = False
+
+
+def widen_before_cuda() -> None:
+    """Sets the variable for this process's CUDA contexts, where the user has not set it (at import)."""
+    global _too_late
+    if _VAR in os.environ:
+        return
+    torch = sys.modules.get("torch")
+    _too_late = bool(torch is not None and torch.cuda.is_initialized())
+    os.environ[_VAR] = str(WIDE)
+
+
+def queues() -> int:
+    """The hardware queues this process's CUDA contexts have (as far as the environment says)."""
+    if _too_late:
+        return 8
+    try:
+        return int(os.environ.get(_VAR, "8"))
+    except ValueError:
+        return 8
+
+
+def warn_if_narrow_under_nccl(decode_route: str) -> None:
+    """Warns (once) when a GPU loader that may call nvJPEG runs under NCCL with fewer than 32 queues."""
+    global _warned
+    if _warned or decode_route == "cpu" or queues() >= WIDE:
+        return
+    dist = sys.modules.get("torch.distributed")
+    if dist is None or not dist.is_available() or not dist.is_initialized() or "nccl" not in str(dist.get_backend()):
+        return
+    _warned = True
+    why = ("CUDA started before sluice was imported" if _too_late else f"{_VAR}={os.environ.get(_VAR)}")
+    warnings.warn(f"sluice: {why}: this process's CUDA work shares {queues()} hardware queues, and under NCCL "
+                  f"nvJPEG's work can wait behind an NCCL kernel that waits for another rank, which can hang "
+                  f"the job. Set {_VAR}={WIDE} before CUDA starts (or import sluice before torch uses the "
+                  f"GPU), or use decode_route='cpu'.", RuntimeWarning, stacklevel=3)

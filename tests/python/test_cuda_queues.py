@@ -1,0 +1,88 @@
+"""CUDA_DEVICE_MAX_CONNECTIONS (sluice/_cuda_queues.py): set to 32 as sluice is imported unless the
+user set it or CUDA had started, and a warning for GPU loaders under NCCL with fewer queues. The
+hang it prevents needs several GPUs and NCCL: bench/scaling_bench.py's 20-epoch jobs show it
+(docs/benchmarks.md); here, what sluice does to the environment and when it warns."""
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from sluice import _cuda_queues
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def imported_value(env_value, before=""):
+    """CUDA_DEVICE_MAX_CONNECTIONS after `before; import sluice` in a fresh interpreter."""
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_DEVICE_MAX_CONNECTIONS"}
+    if env_value is not None:
+        env["CUDA_DEVICE_MAX_CONNECTIONS"] = env_value
+    env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
+    code = f"{before}\nimport os, sluice\nprint(os.environ.get('CUDA_DEVICE_MAX_CONNECTIONS'), sluice._cuda_queues.queues())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_import_sets_32_queues_where_the_user_did_not():
+    assert imported_value(None) == ["32", "32"]
+
+
+def test_a_value_the_user_set_is_kept():
+    assert imported_value("4") == ["4", "4"]
+    assert imported_value("1", before="import torch") == ["1", "1"]
+
+
+def test_a_cuda_context_made_before_the_import_is_not_widened(monkeypatch):
+    """torch.cuda already initialized: setting the variable now would change nothing, so the
+    queues count as the default 8 (torch is asked, as on a GPU machine)."""
+    import torch
+    monkeypatch.delenv("CUDA_DEVICE_MAX_CONNECTIONS", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(_cuda_queues, "_too_late", False)
+    _cuda_queues.widen_before_cuda()
+    assert _cuda_queues.queues() == 8
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)
+    monkeypatch.delenv("CUDA_DEVICE_MAX_CONNECTIONS")
+    _cuda_queues.widen_before_cuda()
+    assert os.environ["CUDA_DEVICE_MAX_CONNECTIONS"] == "32" and _cuda_queues.queues() == 32
+
+
+@pytest.fixture
+def gloo_group():
+    import torch.distributed as dist
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(29500 + os.getpid() % 1000))
+    dist.init_process_group("gloo", rank=0, world_size=1)
+    yield dist
+    dist.destroy_process_group()
+
+
+def warnings_for(route):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _cuda_queues.warn_if_narrow_under_nccl(route)
+    return [str(w.message) for w in caught]
+
+
+def test_warns_once_under_nccl_with_narrow_queues(monkeypatch, gloo_group):
+    monkeypatch.setattr(_cuda_queues, "_warned", False)
+    monkeypatch.setattr(_cuda_queues, "_too_late", False)
+    monkeypatch.setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8")
+    assert warnings_for("auto") == []  # gloo: no NCCL kernels to wait behind
+    # The backend as NCCL reports it (NCCL itself needs GPUs; the check reads only the name).
+    monkeypatch.setattr(gloo_group, "get_backend", lambda *a: "nccl")
+    assert warnings_for("cpu") == []  # no nvJPEG
+    first = warnings_for("hardware")
+    assert len(first) == 1 and "CUDA_DEVICE_MAX_CONNECTIONS=8" in first[0] and "=32" in first[0]
+    assert warnings_for("auto") == []  # once
+    monkeypatch.setattr(_cuda_queues, "_warned", False)
+    monkeypatch.setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32")
+    assert warnings_for("auto") == []
+
+
+def test_no_warning_without_a_process_group(monkeypatch):
+    monkeypatch.setattr(_cuda_queues, "_warned", False)
+    monkeypatch.setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2")
+    assert warnings_for("auto") == []
