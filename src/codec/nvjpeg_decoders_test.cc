@@ -50,7 +50,7 @@ Diff Compare(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
 
 class NvjpegTest : public ::testing::Test {
  protected:
-  static constexpr int kMaxSide = 1024;  // the engines' preallocation (CheckRoute's files are smaller)
+  static constexpr int kMaxSide = 1024;  // the engines' side limit (CheckRoute's files are smaller)
 
   void SetUp() override {
     if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";

@@ -28,8 +28,8 @@ namespace sluice {
 class GpuDecoders {
  public:
   static constexpr int kEngineThreads = 2;
-  // The largest image side the engines take: nvJPEG's buffers are preallocated for it (see
-  // NvjpegHardwareDecoder::Decode); larger images go to the hybrid decoder or the CPU.
+  // The largest image side the engines take: it bounds the buffers nvJPEG grows for each image
+  // slot (see NvjpegHardwareDecoder::Decode); larger images go to the hybrid decoder or the CPU.
   static constexpr int kEngineMaxSide = 1024;
 
   // The decoders `route` may use, for `threads` CPU-side decode threads, with memory from `pool`.

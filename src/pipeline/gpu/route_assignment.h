@@ -1,7 +1,7 @@
 // Which decoder each sample of a GPU batch goes to. A sample may go to the JPEG engines or the
 // hybrid decoder only when one resampling pass does all its geometry, it needs no EXIF rotation,
-// its bitstream looks whole and the decoder takes the file (the engines: no larger than the size
-// they preallocated for); everything else goes to libjpeg-turbo.
+// its bitstream looks whole and the decoder takes the file (the engines: no side above their
+// limit, which bounds nvJPEG's memory); everything else goes to libjpeg-turbo.
 // A pinned route sends what it can take there; "auto" asks the RouteScheduler how many of the
 // engine-eligible samples go to the engines, and sends the rest of the hybrid-decodable ones to
 // the CPU-side route the scheduler picks (a few, now and then, to the other to keep its cost

@@ -100,9 +100,9 @@ TEST(RouteAssignment, SamplesTheEnginesCannotTakeStayOnTheCpuSide) {
   EXPECT_EQ(routes[7], DecodeRoute::kCpu);
 }
 
-// An image larger than the engines preallocated for would make nvJPEG free and grow its buffers
-// mid-call (a device-wide wait): it goes elsewhere, with "hardware" pinned too.
-TEST(RouteAssignment, ImagesLargerThanTheEnginesPreallocatedForGoElsewhere) {
+// An image with a side above the engines' limit would make nvJPEG grow its buffers towards its
+// size: it goes elsewhere, with "hardware" pinned too.
+TEST(RouteAssignment, ImagesLargerThanTheEnginesTakeGoElsewhere) {
   for (DecodeRoute policy : {DecodeRoute::kAuto, DecodeRoute::kHardware}) {
     std::vector<GpuSample> samples;
     for (int i = 0; i < 256; ++i) samples.push_back(Sample(0, 100, 400000));
