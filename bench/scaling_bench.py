@@ -90,7 +90,10 @@ def sluice_system(args, rank: Rank) -> System:
 
     def extra() -> dict:
         st = loader.stats()
-        return {key: st.get(key) for key in ("route_samples", "gpu_memory_peak", "engine_state_inits")}
+        out = {key: st.get(key) for key in ("route_samples", "gpu_memory_peak", "engine_state_inits")}
+        if st.get("engine_busy_seconds") is not None and st.get("wall_seconds"):
+            out["engine_busy_share"] = round(st["engine_busy_seconds"] / st["wall_seconds"], 3)  # the loader's life
+        return out
 
     return System(f"sluice {args.decode_route} ({args.threads} threads/rank)", loader.num_samples, len(loader),
                   epoch, extra=extra)

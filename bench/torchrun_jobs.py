@@ -87,6 +87,7 @@ def exactly_once(ids_per_rank: list, dataset_size: int) -> dict:
 def timed_epoch(rank: Rank, system: System, e: int, limit: int | None, step) -> dict:
     """Epoch e, barrier to barrier: this rank's samples, ids, and waits for each batch."""
     samples, ids, waits = 0, [], []
+    cpu0 = time.process_time()  # this process's threads (not a DataLoader's worker processes)
     t0 = t_prev = time.perf_counter()
     for batch, batch_ids in system.epoch(e, limit):
         waits.append(time.perf_counter() - t_prev)
@@ -97,9 +98,10 @@ def timed_epoch(rank: Rank, system: System, e: int, limit: int | None, step) -> 
         t_prev = time.perf_counter()
     rank.sync()
     own = time.perf_counter() - t0  # this rank done; the barrier waits for the slowest
+    cores = (time.process_time() - cpu0) / own if own > 0 else 0.0
     rank.barrier()
     slowest = max(range(len(waits)), key=waits.__getitem__) if waits else -1
-    return {"rank": rank.rank, "samples": samples, "batches": len(waits), "own_seconds": own,
+    return {"rank": rank.rank, "samples": samples, "batches": len(waits), "own_seconds": own, "cores": cores,
             "seconds": time.perf_counter() - t0, "ids": ids if limit is None else None,
             "first_batch_s": waits[0] if waits else 0.0,
             "slowest_wait": [slowest, waits[slowest] if waits else 0.0]}
@@ -113,6 +115,8 @@ def epoch_row(everyone: list, system: System, cut: bool) -> dict:
            "per_rank_samples": [r["samples"] for r in everyone],
            "per_rank_batches": [r["batches"] for r in everyone],
            "per_rank_own_seconds": [round(r["own_seconds"], 3) for r in everyone],
+           # CPU time of each rank's process (its threads; not a DataLoader's workers) per second.
+           "per_rank_cores": [round(r["cores"], 1) for r in everyone],
            # Where the time went: each rank's wait for its first batch, and its longest single
            # wait (batch number, seconds).
            "per_rank_first_batch_s": [round(r["first_batch_s"], 4) for r in everyone],

@@ -169,7 +169,9 @@ def print_row(r: dict, unit: str) -> None:
     e = r["epochs"][0]
     print(f"  {r['row']} x {r['gpus']}: {r['epoch_seconds']:.2f} s/epoch ({r['epoch_time']}), {r['rate']:,.1f} "
           f"{unit}/s, {checked}, samples per rank {e['per_rank_samples']} ({r['wall_seconds']:.0f} s job); "
-          f"first batch {e['per_rank_first_batch_s']} s, slowest wait {e['per_rank_slowest_wait']}"
+          f"first batch {e['per_rank_first_batch_s']} s, slowest wait {e['per_rank_slowest_wait']}, "
+          f"process cores {e.get('per_rank_cores')}"
+          + (f", engines busy {r['engine_busy_share']:.0%}" if r.get("engine_busy_share") is not None else "")
           + (f"; {r['note']}" if "note" in r else ""), flush=True)
     if len(r["epochs"]) > 1:
         secs = [x["seconds"] for x in r["epochs"]]

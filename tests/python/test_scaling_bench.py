@@ -55,6 +55,10 @@ def test_images_two_epochs_on_one_and_two_ranks_each_exactly_once(tmp_path):
         assert row["exactly_once"] is True and row["epochs_checked"] == 2, row
         assert row["dataset_size"] == 40 and row["epochs"][0]["samples"] == 40
         assert len(row["epochs"][0]["per_rank_samples"]) == gpus
+        # Each rank's process worked (decoding on its threads) while its epoch ran; a rank's
+        # threads cannot use more cores than the machine has.
+        assert all(0 < c <= os.cpu_count() + 0.5 for c in row["epochs"][0]["per_rank_cores"]), row
+        assert "engine_busy_share" not in row  # no engines on the CPU path
     assert rows[("sluice", 2)]["epochs"][0]["per_rank_samples"] == [20, 20]
 
 
