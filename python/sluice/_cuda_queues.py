@@ -3,8 +3,8 @@
 With few queues, the work of unrelated streams shares one and waits behind whatever is ahead of it.
 Under DDP with NCCL, an NCCL kernel waiting for another rank then holds back nvJPEG's work, whose
 decode call blocks until that work is done, and the ranks can hang for good: 20-epoch jobs on two
-H200s hung in 4 of 4 runs with the default (decode_route "auto" and "hardware", nvJPEG waiting in
-cuEventSynchronize on both ranks) and in none of 4 with 32 (issue 21, docs/benchmarks.md).
+H200s hung in 5 of 5 runs with the default (decode_route "auto" and "hardware", nvJPEG waiting in
+cuEventSynchronize on both ranks) and in none of 6 with 32 (issue 21, docs/benchmarks.md).
 
 The variable counts only when a context is made, so sluice sets it to 32 as it is imported, unless
 the user set it or this process already has a CUDA context; a GPU loader under NCCL with fewer
