@@ -77,10 +77,13 @@ class NvjpegHardwareDecoder {
   // Device memory: nvJPEG keeps buffers per image slot of a state (outside the loader's pool),
   // grown inside a decode call to the largest image the slot has had, the old ones freed with
   // cuMemFree, which waits for the whole device; it frees them too when a state is initialized
-  // again. So the decoder takes images of up to max_side a side (larger ones would grow every
-  // slot towards their size: 6 + 3 slots at 1024 x 1024 took 251 MiB on an H200), makes each state once per
-  // call size and never initializes one again (except after a failed call): once the slots have
-  // grown, calls allocate and free nothing (tests/engine_memory).
+  // again. So the decoder takes images of up to max_side a side (6 + 3 slots grown to 1024 x 1024
+  // held 40 MiB on an H200; larger images would grow every slot towards their size), makes each
+  // state once per call size and never initializes one again (except after a failed call): once
+  // the slots have grown, calls allocate and free nothing (tests/engine_memory).
+  // The call waits for work nvJPEG queues on the GPU: under NCCL with CUDA's default of 8 work
+  // queues that work can sit behind an NCCL kernel waiting for another rank, and ranks hung
+  // (issue 21); the Python package sets CUDA_DEVICE_MAX_CONNECTIONS=32 (sluice/_cuda_queues.py).
   // Initializing a state also takes 0.1-0.2 s (measured on H200s: the last, short batch of an
   // epoch waited that long). So a call smaller than an initialized size within kMaxPads of it
   // uses that state, filled up with pads: tiny regions of its smallest file, decoded into
@@ -119,6 +122,7 @@ class NvjpegHardwareDecoder {
   // A state for calls of n images: one of size n, or a larger one within the padding limit;
   // nullptr when kMaxStates states exist and none holds n images.
   Result<SizedState*> StateFor(int n);
+  // One nvjpegDecodeBatchedEx call of `jobs` in `state`, filled up with pads to its size.
   Status DecodeOneCall(std::span<const NvjpegJob> jobs, SizedState* state, cudaStream_t stream);
   Result<SizedState*> AddState();           // a new, uninitialized state
   Status Initialize(SizedState* s, int n);  // s for calls of n images

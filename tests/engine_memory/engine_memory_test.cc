@@ -43,7 +43,9 @@ class DriverMemoryCalls {
   int allocs() const { return allocs_; }
 
  private:
-  static bool Starts(const char* name, const char* prefix) { return std::strncmp(name, prefix, std::strlen(prefix)) == 0; }
+  static bool Starts(const char* name, const char* prefix) {
+    return std::strncmp(name, prefix, std::strlen(prefix)) == 0;
+  }
   static void CUPTIAPI OnCall(void* self, CUpti_CallbackDomain, CUpti_CallbackId, const CUpti_CallbackData* call) {
     auto* c = static_cast<DriverMemoryCalls*>(self);
     if (!c->on_ || call->callbackSite != CUPTI_API_ENTER || call->functionName == nullptr) return;
@@ -51,8 +53,9 @@ class DriverMemoryCalls {
     // cuMemFree*, cuMemFreeHost, cuMemRelease / cuMemUnmap (virtual memory); cuMemAlloc*,
     // cuMemHostAlloc, cuMemCreate. Not the stream-ordered pool calls (cuMemFreeAsync): those
     // wait for nothing.
-    if ((Starts(f, "cuMemFree") && !Starts(f, "cuMemFreeAsync")) || Starts(f, "cuMemRelease") || Starts(f, "cuMemUnmap"))
-      ++c->frees_;
+    const bool frees = (Starts(f, "cuMemFree") && !Starts(f, "cuMemFreeAsync")) || Starts(f, "cuMemRelease") ||
+                       Starts(f, "cuMemUnmap");
+    if (frees) ++c->frees_;
     if ((Starts(f, "cuMemAlloc") && !Starts(f, "cuMemAllocAsync") && !Starts(f, "cuMemAllocFromPoolAsync")) ||
         Starts(f, "cuMemHostAlloc") || Starts(f, "cuMemCreate"))
       ++c->allocs_;
@@ -72,7 +75,8 @@ std::vector<uint8_t> Jpeg(int w, int h, const char* subsampling) {
       for (int c = 0; c < 3; ++c)
         px[(static_cast<size_t>(y) * w + x) * 3 + c] =
             static_cast<uint8_t>(128 + 100 * std::sin(x / (7.0 + c) + y / 11.0));
-  Result<std::vector<uint8_t>> jpg = EncodeJpeg(ImageView{px.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3}, 90, subsampling, false);
+  const ImageView view{px.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3};
+  Result<std::vector<uint8_t>> jpg = EncodeJpeg(view, 90, subsampling, false);
   EXPECT_TRUE(jpg.ok()) << jpg.status().ToString();
   return jpg.ok() ? *jpg : std::vector<uint8_t>{};
 }
@@ -122,7 +126,8 @@ class EngineMemoryTest : public ::testing::Test {
     size_t offset = 0;
     for (size_t i = 0; i < call.files.size(); ++i) {
       const Rect r = call.whole[i];
-      jobs.push_back(NvjpegJob{call.files[i].data(), call.files[i].size(), r, out_ + offset, static_cast<size_t>(r.w) * 3});
+      const std::vector<uint8_t>& f = call.files[i];
+      jobs.push_back(NvjpegJob{f.data(), f.size(), r, out_ + offset, static_cast<size_t>(r.w) * 3});
       offset += static_cast<size_t>(r.w) * r.h * 3;
       ASSERT_LE(offset, kOutBytes);
     }
