@@ -35,7 +35,7 @@ largest count), so the rows scale GPUs, not cores.
 
     python bench/scaling_bench.py DATA [--gpus 1,2,4] [--systems sluice,dataloader,dali]
         [--batch-size 32] [--size 640] [--workers 8] [--threads N] [--hw-load 0.65] [--epochs 1]
-        [--decode-route auto] [--json out.json] [--logs DIR] [--device cuda|cpu] [--timeout 600]
+        [--decode-route auto] [--prefetch N] [--json out.json] [--logs DIR] [--device cuda|cpu] [--timeout 600]
 
 `--device cpu` runs the same jobs on the CPU (gloo; sluice device="cpu"; the DataLoader without
 pin_memory and .cuda) to check the plumbing on a machine without GPUs; its rates mean little.
@@ -80,7 +80,8 @@ def sluice_system(args, rank: Rank) -> System:
 
     loader = sluice.Loader(args.data, [ST.Resize((args.size, args.size)), ST.Normalize(MEAN, STD)],
                            batch_size=args.batch_size, device=str(rank.device), dtype="float16",
-                           shuffle=True, seed=SEED, num_threads=args.threads, decode_route=args.decode_route)
+                           shuffle=True, seed=SEED, num_threads=args.threads, decode_route=args.decode_route,
+                           **({"prefetch": args.prefetch} if args.prefetch else {}))
 
     def epoch(e: int, limit: int | None = None):
         loader.set_epoch(e)
@@ -90,12 +91,14 @@ def sluice_system(args, rank: Rank) -> System:
 
     def extra() -> dict:
         st = loader.stats()
-        out = {key: st.get(key) for key in ("route_samples", "gpu_memory_peak", "engine_state_inits")}
+        out = {key: st.get(key) for key in ("route_samples", "gpu_memory_peak", "engine_state_inits", "prefetch",
+                                            "io_threads", "tuning")}
         if st.get("engine_busy_seconds") is not None and st.get("wall_seconds"):
             out["engine_busy_share"] = round(st["engine_busy_seconds"] / st["wall_seconds"], 3)  # the loader's life
         return out
 
-    return System(f"sluice {args.decode_route} ({args.threads} threads/rank)", loader.num_samples, len(loader),
+    prefetch = f", prefetch {args.prefetch}" if args.prefetch else ""
+    return System(f"sluice {args.decode_route} ({args.threads} threads/rank{prefetch})", loader.num_samples, len(loader),
                   epoch, extra=extra)
 
 
@@ -237,6 +240,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=8, help="DataLoader workers per GPU")
     ap.add_argument("--decode-route", default="auto", choices=["auto", "hardware", "hybrid", "cpu"],
                     help="sluice's decode_route")
+    ap.add_argument("--prefetch", type=int, default=0, help="sluice's prefetch (0: its default)")
     ap.add_argument("--hw-load", type=float, default=0.65, help="DALI's hw_decoder_load (its default 0.65)")
     args = ap.parse_args()
     gpu_counts, systems = parse_common(ap, args, SYSTEMS)

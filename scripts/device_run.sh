@@ -30,6 +30,7 @@
 #   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
 #   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
 #   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
+#   scalingcompare: the multi-GPU experiment for this tree and older ones (OLDS); see below.
 #   Carry .old in the prepare call only: a later call that carries it again replaces the built
 #   copy there with the bare one here, and the old rows fail to import sluice._core.
 # Logs and JSON results go to $OUT (at most 8 files come back).
@@ -89,6 +90,7 @@ if [ "$what" = prepare ]; then
   [ -n "${VOC:-}" ] && make_voc
   [ -n "${SEED_VIDEOS:-}" ] && make_seed_videos
   if [ -n "${OLD:-}" ]; then build_tree "$OLD" build/gpu Release old || echo "the build of $OLD failed"; fi
+  for t in ${OLDS:-}; do build_tree "$t" build/gpu Release "old_${t//\//_}" || echo "the build of $t failed"; done
   touch /tmp/prepared
   exit 0
 fi
@@ -123,6 +125,28 @@ if [ "$what" = compare ]; then
         --seconds "${SECONDS_PER_ROW:-6}" --timeout 90 --rows "${ROWS:-sluice GPU auto,sluice GPU hardware,sluice CPU}" \
         --json "$OUT/compare_${name}_$round.json" 2>&1 | grep -E "^\|" | sed "s/^/$name $round /")
     done
+  done
+  exit 0
+fi
+
+# scalingcompare (a regression hunt on the multi-GPU experiment): this tree (once per value in
+# PREFETCHES, "0": its default) and each tree in OLDS (`git archive`s of earlier commits unpacked
+# under .old/, built by `prepare` with OLDS set; their defaults), each through this tree's
+# bench/scaling_bench.py (copied into it, so all use one method) with the route ROUTE (hardware)
+# on GPUS (1,2); CUDA_DEVICE_MAX_CONNECTIONS=32 for all (older trees do not set it).
+if [ "$what" = scalingcompare ]; then
+  wait_for /tmp/prepared || { echo "prepare did not finish"; exit 1; }
+  make_voc
+  export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
+  runs=(); for p in ${PREFETCHES:-0}; do runs+=(".:$p"); done
+  for t in ${OLDS:-}; do runs+=("$t:0"); done
+  for run in "${runs[@]}"; do
+    tree=${run%:*} prefetch=${run##*:}
+    name=new_p$prefetch; [ "$tree" = . ] || name=${tree//\//_}
+    [ "$tree" = . ] || cp bench/scaling_bench.py bench/torchrun_jobs.py bench/torchrun_launch.py "$tree/bench/"
+    (cd "$tree" && timeout "${SCALING_TIMEOUT:-300}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "${GPUS:-1,2}" \
+      --systems sluice --decode-route "${ROUTE:-hardware}" --prefetch "$prefetch" --timeout "${JOB_TIMEOUT:-90}" \
+      --json "$OUT/cmp_$name.json" 2>&1 | grep -E "^\| sluice" | sed "s/^/$name /")
   done
   exit 0
 fi
@@ -264,7 +288,7 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
     systems=${SYSTEMS:-sluice,dali,dataloader}; [ $first = 1 ] || systems=sluice; first=0
     gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2,4}}
     timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$gpus" \
-      --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-120}" \
+      --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-120}" ${SCALING_ARGS:-} \
       --json "$OUT/scaling_$route.json" --logs "$OUT/logs_$route" 2>&1 | tee -a "$OUT/scaling.log" | grep -v "^    "
   done
   for g in ${EPOCHS20:-}; do

@@ -35,7 +35,7 @@ struct LoaderOptions {
   std::optional<int> io_threads;            // file-reading threads, >= 1; unset: 2 (4 on the
                                             // GPU path, where they also parse headers)
   std::optional<int> prefetch;              // batches prepared ahead of the consumer, >= 1;
-                                            // unset: 2
+                                            // unset: 2 (GPU path: enough for 128 images, 2-8)
   int rank = 0;                             // this process's part of every epoch: global
   int world_size = 1;                       // positions rank, rank + world_size, ...
   bool dct_scaling = true;                  // JPEG: decode at 1/2, 1/4, 1/8 when the resize

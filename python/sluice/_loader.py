@@ -59,7 +59,8 @@ class Loader:
         num_threads: compute threads (default: every CPU this process may use, divided among
             the processes torchrun starts on this machine, ``LOCAL_WORLD_SIZE``).
         io_threads: file-reading threads (default 2; 4 on the GPU, where they also parse headers).
-        prefetch: batches prepared ahead of the consumer (default 2). The automatic values
+        prefetch: batches prepared ahead of the consumer (default 2; on the GPU, enough batches
+            for 128 images, 2 to 8: 4 for batches of 32). The automatic values
             (``None`` or ``"auto"``) are decided in C++; on the CPU path the tuner adjusts them
             while it runs (``stats()["tuning"]`` says what and why).
         dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much

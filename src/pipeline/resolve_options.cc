@@ -57,7 +57,7 @@ LoaderOptions ResolveOptions(LoaderOptions o) {
   const bool engines_fed = gpu && o.decode_route == DecodeRoute::kAuto && cpus > 2 * kFeederCores;
   if (!o.num_threads) o.num_threads = engines_fed ? std::max(cpus / 2, cpus - kFeederCores) : cpus;
   if (!o.io_threads) o.io_threads = gpu ? 4 : 2;
-  if (!o.prefetch) o.prefetch = 2;  // a third batch ahead only costs memory (docs/benchmarks.md)
+  if (!o.prefetch) o.prefetch = gpu ? GpuPrefetch(o.batch_size) : 2;
   return o;
 }
 

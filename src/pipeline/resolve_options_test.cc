@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "core/thread_pool.h"
 
 namespace sluice {
@@ -19,7 +21,7 @@ TEST(ResolveOptionsTest, AutomaticValuesFollowTheDevice) {
   EXPECT_EQ(cpu.io_threads, 2);
   EXPECT_EQ(cpu.num_threads, ThreadPool::CpuShare());
   const LoaderOptions gpu = ResolveOptions(Gpu());
-  EXPECT_EQ(gpu.prefetch, 2);
+  EXPECT_EQ(gpu.prefetch, 2);  // batches of 256
   EXPECT_EQ(gpu.io_threads, 4);
   // With the engines fed (auto), more than 8 cores leave up to 8 (at most half) to feeding them.
   const int cpus = ThreadPool::CpuShare();
@@ -31,6 +33,20 @@ TEST(ResolveOptionsTest, AutomaticValuesFollowTheDevice) {
   EXPECT_EQ(kept.num_threads, 5);
   EXPECT_EQ(kept.io_threads, 1);
   EXPECT_EQ(kept.prefetch, 7);
+}
+
+// Small batches on the GPU path get more of them in flight: 128 images ahead, 2 to 8 batches.
+TEST(ResolveOptionsTest, GpuPrefetchHoldsEnoughImages) {
+  const std::pair<int, int> expected[] = {{1, 8}, {16, 8}, {17, 8}, {20, 7}, {32, 4}, {33, 4}, {43, 3},
+                                          {64, 2}, {100, 2}, {256, 2}, {4096, 2}};
+  for (const auto& [batch, prefetch] : expected) {
+    LoaderOptions o = Gpu();
+    o.batch_size = batch;
+    EXPECT_EQ(ResolveOptions(o).prefetch, prefetch) << "batch " << batch;
+    LoaderOptions cpu;
+    cpu.batch_size = batch;
+    EXPECT_EQ(ResolveOptions(cpu).prefetch, 2) << "batch " << batch << " on the CPU";
+  }
 }
 
 // "auto" stays "auto" under DDP: it once meant "hardware" there. nvJPEG can still free device
