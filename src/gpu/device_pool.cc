@@ -1,5 +1,8 @@
 #include "gpu/device_pool.h"
 
+#include <chrono>
+#include <thread>
+
 #include "gpu/cuda_util.h"
 
 namespace sluice {
@@ -35,6 +38,8 @@ Result<std::shared_ptr<DevicePool>> DevicePool::Create(int device, int64_t budge
 DevicePool::~DevicePool() {
   // Buffers still handed out keep the pool alive through shared_from_this, so none remain.
   cudaDeviceSynchronize();
+  for (const PendingFree& f : pending_) cudaEventDestroy(f.done);
+  for (cudaEvent_t e : spare_events_) cudaEventDestroy(e);
   cudaStreamDestroy(stream_);
   cudaMemPoolDestroy(pool_);
   cudaMemPoolDestroy(lasting_);
@@ -42,13 +47,17 @@ DevicePool::~DevicePool() {
 
 Result<void*> DevicePool::Allocate(size_t bytes, cudaStream_t stream, bool enforce_budget) {
   const int64_t n = static_cast<int64_t>(bytes);
-  const int64_t now = in_use_.fetch_add(n) + n;
-  if (enforce_budget && now > budget_) {
+  Reap();
+  int64_t now = in_use_.fetch_add(n) + n;
+  while (enforce_budget && now > budget_) {
     in_use_.fetch_sub(n);
-    return ResourceExhausted("gpu_memory_budget exceeded: ", static_cast<double>(n) / kMiB,
-                             " MiB more would make ", static_cast<double>(now) / kMiB,
-                             " MiB in use, over the budget of ",
-                             static_cast<double>(budget_) / kMiB, " MiB");
+    if (!WaitForOldestFree())
+      return ResourceExhausted("gpu_memory_budget exceeded: ", static_cast<double>(n) / kMiB,
+                               " MiB more would make ", static_cast<double>(now) / kMiB,
+                               " MiB in use, over the budget of ",
+                               static_cast<double>(budget_) / kMiB, " MiB");
+    Reap();  // others may have finished meanwhile
+    now = in_use_.fetch_add(n) + n;
   }
   int64_t peak = peak_.load();
   while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
@@ -68,7 +77,76 @@ Result<void*> DevicePool::Allocate(size_t bytes, cudaStream_t stream, bool enfor
 void DevicePool::Free(void* p, size_t bytes, cudaStream_t stream) {
   if (p == nullptr) return;
   cudaFreeAsync(p, stream);
-  in_use_.fetch_sub(static_cast<int64_t>(bytes));
+  const int64_t n = static_cast<int64_t>(bytes);
+  cudaEvent_t done = TakeEvent();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (done != nullptr && cudaEventRecord(done, stream) == cudaSuccess) {
+    pending_.push_back(PendingFree{done, n});
+    return;
+  }
+  cudaGetLastError();
+  if (done != nullptr) spare_events_.push_back(done);
+  in_use_.fetch_sub(n);  // without an event to follow it, free at once (as the pool would reuse it)
+}
+
+cudaEvent_t DevicePool::TakeEvent() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!spare_events_.empty()) {
+      cudaEvent_t e = spare_events_.back();
+      spare_events_.pop_back();
+      return e;
+    }
+  }
+  int current = -1;
+  cudaGetDevice(&current);
+  if (current != device_) cudaSetDevice(device_);  // a consumer's thread may free into this pool
+  cudaEvent_t e = nullptr;
+  if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+    cudaGetLastError();
+    e = nullptr;
+  }
+  if (current != device_ && current >= 0) cudaSetDevice(current);
+  return e;
+}
+
+void DevicePool::Reap() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t kept = 0;
+  for (const PendingFree& f : pending_) {
+    if (cudaEventQuery(f.done) == cudaErrorNotReady) {
+      cudaGetLastError();  // not an error (as nvjpeg_context clears it too)
+      pending_[kept++] = f;
+    } else {  // done, or the event failed: the memory is the pool's again either way
+      in_use_.fetch_sub(f.bytes);
+      spare_events_.push_back(f.done);
+    }
+  }
+  pending_.resize(kept);
+}
+
+bool DevicePool::WaitForOldestFree() {
+  PendingFree oldest{};
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pending_.empty()) return false;
+    oldest = pending_.front();
+    pending_.erase(pending_.begin());
+  }
+  // Polled rather than cudaEventSynchronize: the stream may belong to a consumer that stopped.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kPendingFreeWait);
+  cudaError_t e = cudaErrorNotReady;
+  while ((e = cudaEventQuery(oldest.done)) == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  if (e != cudaSuccess) cudaGetLastError();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (e == cudaErrorNotReady) {
+    pending_.insert(pending_.begin(), oldest);
+    return false;
+  }
+  in_use_.fetch_sub(oldest.bytes);  // done, or the event failed: the memory is the pool's again either way
+  spare_events_.push_back(oldest.done);
+  return true;
 }
 
 Result<std::shared_ptr<DevicePool::SharedBuffer>> DevicePool::AllocateShared(size_t bytes,
@@ -96,6 +174,7 @@ void DevicePool::TrimCache() {
 }
 
 DevicePool::Usage DevicePool::usage() const {
+  Reap();
   Usage u;
   u.in_use_bytes = in_use_.load();
   u.peak_bytes = peak_.load();

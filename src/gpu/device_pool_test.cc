@@ -1,5 +1,6 @@
-// DevicePool's shared buffers: a buffer's block goes back to the pool only after the producer's
-// writes, whichever stream frees it. Skipped without a GPU.
+// DevicePool: a shared buffer's block goes back to the pool only after the producer's writes,
+// whichever stream frees it; a freed block counts against the budget until its stream passes the
+// free. Skipped without a GPU.
 #include "gpu/device_pool.h"
 
 #include <cuda_runtime.h>
@@ -75,6 +76,47 @@ TEST_F(DevicePoolTest, AClaimedBufferIsFreedAfterItsProducerEvenIfTheConsumerDid
 
 TEST_F(DevicePoolTest, AnUnclaimedBufferIsFreedAfterItsProducer) {
   ExpectFreeFollowsTheProducer(/*claim=*/false);
+}
+
+// A block freed on a stream that has not reached the free (a consumer's stream behind, as under
+// DDP) counts against the budget until it does; a request over the budget waits for it instead of
+// growing the pool past the budget, then gets memory.
+TEST_F(DevicePoolTest, AFreePendingOnItsStreamCountsUntilTheStreamPassesIt) {
+  auto created = DevicePool::Create(0, 3 * static_cast<int64_t>(kBytes));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::shared_ptr<DevicePool> pool = *created;
+  cudaStream_t loader = nullptr, consumer = nullptr;
+  for (cudaStream_t* s : {&loader, &consumer}) ASSERT_EQ(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), cudaSuccess);
+
+  auto first = pool->Allocate(kBytes, loader);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(cudaStreamSynchronize(loader), cudaSuccess);
+  Stall(consumer);  // ~100 ms
+  pool->Free(*first, kBytes, consumer);
+  EXPECT_EQ(pool->usage().in_use_bytes, static_cast<int64_t>(kBytes)) << "a pending free is not free yet";
+  std::vector<void*> held;
+  for (int i = 0; i < 2; ++i) {
+    auto p = pool->Allocate(kBytes, loader);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    held.push_back(*p);
+  }
+  EXPECT_EQ(pool->usage().in_use_bytes, 3 * static_cast<int64_t>(kBytes));
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto over = pool->Allocate(kBytes, loader);  // over the budget until the consumer passes the free
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(over.ok()) << over.status().ToString();
+  EXPECT_GT(waited, 0.02) << "it did not wait for the pending free";
+  EXPECT_EQ(cudaStreamQuery(consumer), cudaSuccess) << "it got memory before the consumer passed the free";
+  EXPECT_EQ(pool->usage().in_use_bytes, 3 * static_cast<int64_t>(kBytes));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a query that was not ready left an error behind";
+
+  held.push_back(*over);
+  for (void* p : held) pool->Free(p, kBytes, loader);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(pool->usage().in_use_bytes, 0);
+  EXPECT_LE(pool->usage().peak_bytes, 3 * static_cast<int64_t>(kBytes));
+  for (cudaStream_t s : {loader, consumer}) cudaStreamDestroy(s);
 }
 
 }  // namespace
