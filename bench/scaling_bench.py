@@ -97,9 +97,13 @@ def sluice_system(args, rank: Rank) -> System:
             out["engine_busy_share"] = round(st["engine_busy_seconds"] / st["wall_seconds"], 3)  # the loader's life
         return out
 
+    def after_epoch() -> dict:  # the GPU memory held, epoch by epoch (issue 21: it climbed under torchrun)
+        st = loader.stats()
+        return {key: st[key] for key in ("gpu_memory_in_use", "gpu_memory_reserved", "gpu_memory_peak") if key in st}
+
     prefetch = f", prefetch {args.prefetch}" if args.prefetch else ""
     return System(f"sluice {args.decode_route} ({args.threads} threads/rank{prefetch})", loader.num_samples, len(loader),
-                  epoch, extra=extra)
+                  epoch, extra=extra, after_epoch=after_epoch)
 
 
 class FileDataset(torch.utils.data.Dataset):

@@ -38,6 +38,7 @@ class System:
     epoch: Callable[[int, int | None], Iterable]  # (e, limit) -> (batch, ids or None) ...
     pads: bool = False  # ranks get repeated samples to even out (DistributedSampler)
     extra: Callable[[], dict] = dict  # figures of the loader's own, after the run
+    after_epoch: Callable[[], dict] = dict  # figures of the loader's own after each timed epoch
 
 
 class Rank:
@@ -100,11 +101,12 @@ def timed_epoch(rank: Rank, system: System, e: int, limit: int | None, step) -> 
     rank.sync()
     own = time.perf_counter() - t0  # this rank done; the barrier waits for the slowest
     cores = (time.process_time() - cpu0) / own if own > 0 else 0.0
+    after = system.after_epoch()
     rank.barrier()
     slowest = max(range(len(waits)), key=waits.__getitem__) if waits else -1
     return {"rank": rank.rank, "samples": samples, "batches": len(waits), "own_seconds": own, "cores": cores,
             "seconds": time.perf_counter() - t0, "ids": ids if limit is None else None,
-            "first_batch_s": waits[0] if waits else 0.0,
+            "first_batch_s": waits[0] if waits else 0.0, "after": after,
             "slowest_wait": [slowest, waits[slowest] if waits else 0.0]}
 
 
@@ -122,6 +124,8 @@ def epoch_row(everyone: list, system: System, cut: bool) -> dict:
            # wait (batch number, seconds).
            "per_rank_first_batch_s": [round(r["first_batch_s"], 4) for r in everyone],
            "per_rank_slowest_wait": [[r["slowest_wait"][0], round(r["slowest_wait"][1], 4)] for r in everyone]}
+    if any(r["after"] for r in everyone):
+        row["per_rank_after"] = [r["after"] for r in everyone]  # e.g. the GPU memory sluice holds
     if not cut and all(r["ids"] is not None for r in everyone) and any(r["ids"] for r in everyone):
         row["check"] = exactly_once([r["ids"] for r in everyone], system.dataset_size)
     return row
