@@ -9,7 +9,8 @@ bench/gpu_bench.py.
 
 Config keys: route (auto|hardware|hybrid|cpu), threads, io, prefetch, budget_mib, batch,
 pipeline (rrc: RandomResizedCrop 224 + flip + normalize; resize: Resize 224 + CenterCrop 224,
-a decode of the whole image; voc: bench/scaling_bench.py's Resize((640, 640)) + normalize; seed: bench/augment_bench.py's seed list, float32),
+a decode of the whole image; voc: bench/scaling_bench.py's Resize((640, 640)) + normalize;
+seed: bench/augment_bench.py's seed list, float32),
 source (files: DATA as an image folder, the default; shards: DATA packed once by `sluice pack`
 into DATA.shards, read through sluice.WebDataset), env.NAME=VALUE (environment of that run), beside=N (a CPU-only sluice loader of N threads runs
 in another process meanwhile, on the same files: does CPU work that is not the GPU loader's own

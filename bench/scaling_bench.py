@@ -102,8 +102,8 @@ def sluice_system(args, rank: Rank) -> System:
         return {key: st[key] for key in ("gpu_memory_in_use", "gpu_memory_reserved", "gpu_memory_peak") if key in st}
 
     prefetch = f", prefetch {args.prefetch}" if args.prefetch else ""
-    return System(f"sluice {args.decode_route} ({args.threads} threads/rank{prefetch})", loader.num_samples, len(loader),
-                  epoch, extra=extra, after_epoch=after_epoch)
+    return System(f"sluice {args.decode_route} ({args.threads} threads/rank{prefetch})", loader.num_samples,
+                  len(loader), epoch, extra=extra, after_epoch=after_epoch)
 
 
 class FileDataset(torch.utils.data.Dataset):

@@ -12,7 +12,8 @@ a model). Warm-up: the first --warmup batches of epoch 0, then a barrier. Timed:
 rank when given (then seconds per epoch are extrapolated from the rate and nothing is checked).
 Epoch seconds are the slowest rank's; the row's rate is the samples of all ranks over the timed
 epochs' seconds, its seconds per epoch their mean (single epochs of 0.3 s on 4 GPUs varied by
-30%). rank 0 prints one JSON line for the job.
+30%). rank 0 prints one JSON line for the job. BENCH_NO_ALLREDUCE=1 leaves the all-reduce out (a
+probe: what keeping the ranks in step costs).
 """
 from __future__ import annotations
 

@@ -178,7 +178,8 @@ def print_row(r: dict, unit: str) -> None:
         print(f"    {len(secs)} epochs: {min(secs):.2f}-{max(secs):.2f} s", flush=True)
         held = [x["per_rank_after"][0].get("gpu_memory_reserved") for x in r["epochs"] if x.get("per_rank_after")]
         if held and None not in held:
-            print(f"    rank 0's GPU memory reserved after each epoch (MiB): {[round(b / 2**20) for b in held]}", flush=True)
+            print(f"    rank 0's GPU memory reserved after each epoch (MiB): {[round(b / 2**20) for b in held]}",
+                  flush=True)
 
 
 def run_all(script: str, systems: list, gpu_counts: list, worker_args: list, args, gpu_count: int,

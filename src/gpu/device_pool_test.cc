@@ -86,7 +86,8 @@ TEST_F(DevicePoolTest, AFreePendingOnItsStreamCountsUntilTheStreamPassesIt) {
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   std::shared_ptr<DevicePool> pool = *created;
   cudaStream_t loader = nullptr, consumer = nullptr;
-  for (cudaStream_t* s : {&loader, &consumer}) ASSERT_EQ(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), cudaSuccess);
+  for (cudaStream_t* s : {&loader, &consumer})
+    ASSERT_EQ(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), cudaSuccess);
 
   auto first = pool->Allocate(kBytes, loader);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
