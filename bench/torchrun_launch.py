@@ -176,10 +176,12 @@ def print_row(r: dict, unit: str) -> None:
     if len(r["epochs"]) > 1:
         secs = [x["seconds"] for x in r["epochs"]]
         print(f"    {len(secs)} epochs: {min(secs):.2f}-{max(secs):.2f} s", flush=True)
-        held = [x["per_rank_after"][0].get("gpu_memory_reserved") for x in r["epochs"] if x.get("per_rank_after")]
-        if held and None not in held:
-            print(f"    rank 0's GPU memory reserved after each epoch (MiB): {[round(b / 2**20) for b in held]}",
-                  flush=True)
+        after = [x["per_rank_after"][0] for x in r["epochs"] if x.get("per_rank_after")]
+        for key, what in (("gpu_memory_reserved", "GPU memory reserved"),
+                          ("gpu_memory_reserved_nvjpeg", "nvJPEG's part of it")):
+            held = [a.get(key) for a in after]
+            if held and None not in held:
+                print(f"    rank 0's {what} after each epoch (MiB): {[round(b / 2**20) for b in held]}", flush=True)
 
 
 def run_all(script: str, systems: list, gpu_counts: list, worker_args: list, args, gpu_count: int,

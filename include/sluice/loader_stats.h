@@ -44,9 +44,11 @@ struct LoaderStats {
   int64_t host_memory_peak = 0;     // (decoded pixels, intermediate images; a peak per thread)
   int64_t host_memory_cached = 0;   // bytes: freed pooled buffers kept for reuse
   // GPU path:
-  int64_t gpu_memory_in_use = 0;    // bytes of sluice's device pool handed out
+  int64_t gpu_memory_in_use = 0;    // bytes of sluice's device pool handed out (or freed on a
+                                    // stream that has not passed the free yet)
   int64_t gpu_memory_peak = 0;      // peak bytes the pool held from the driver
   int64_t gpu_memory_reserved = 0;  // bytes the pool holds from the driver now (in use + cached)
+  int64_t gpu_memory_reserved_nvjpeg = 0;  // nvJPEG's buffers' part of gpu_memory_reserved
   int64_t pinned_memory_peak = 0;   // peak page-locked host bytes (staging and nvJPEG's)
   int64_t pinned_memory_held = 0;   // page-locked host bytes held now, in use or kept for reuse
   int64_t route_samples[kNumRoutes] = {0, 0, 0};  // samples handed out, by decode route (kRoutes order)

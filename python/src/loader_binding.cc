@@ -87,6 +87,7 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
     d["gpu_memory_in_use"] = s.gpu_memory_in_use;
     d["gpu_memory_peak"] = s.gpu_memory_peak;
     d["gpu_memory_reserved"] = s.gpu_memory_reserved;
+    d["gpu_memory_reserved_nvjpeg"] = s.gpu_memory_reserved_nvjpeg;
     d["pinned_memory_peak"] = s.pinned_memory_peak;
     d["pinned_memory_held"] = s.pinned_memory_held;
     nb::dict routes;

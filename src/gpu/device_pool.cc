@@ -180,8 +180,10 @@ DevicePool::Usage DevicePool::usage() const {
   u.peak_bytes = peak_.load();
   for (cudaMemPool_t pool : {pool_, lasting_}) {  // the peak: the sum of the two pools' peaks
     uint64_t v = 0;
-    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &v) == cudaSuccess)
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &v) == cudaSuccess) {
       u.reserved_bytes += static_cast<int64_t>(v);
+      if (pool == lasting_) u.lasting_reserved_bytes = static_cast<int64_t>(v);
+    }
     if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &v) == cudaSuccess)
       u.peak_reserved_bytes += static_cast<int64_t>(v);
   }

@@ -68,6 +68,7 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
     int64_t peak_bytes = 0;      // highest in_use_bytes
     int64_t reserved_bytes = 0;  // held by the pool from the driver (in use + cached)
     int64_t peak_reserved_bytes = 0;
+    int64_t lasting_reserved_bytes = 0;  // nvJPEG's pool's part of reserved_bytes
   };
   Usage usage() const;
 

@@ -359,6 +359,7 @@ void GpuClipExecutor::FillStats(LoaderStats* s) const {
   s->gpu_memory_in_use = dev.in_use_bytes;
   s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
   s->gpu_memory_reserved = dev.reserved_bytes;
+  s->gpu_memory_reserved_nvjpeg = dev.lasting_reserved_bytes;
 }
 
 }  // namespace
