@@ -6,6 +6,8 @@
 #ifndef SLUICE_PIPELINE_RESOLVE_OPTIONS_H_
 #define SLUICE_PIPELINE_RESOLVE_OPTIONS_H_
 
+#include <algorithm>
+
 #include "pipeline/load_tuner.h"
 #include "pipeline/plan.h"
 #include "sluice/loader_options.h"
@@ -25,11 +27,10 @@ LoaderOptions ResolveOptions(LoaderOptions options);
 // at most 8. Each batch makes its own engine calls, so small batches need more of them in flight
 // to keep the engines fed: with batches of 32 (Resize 640, 4 H200s, issue 21), prefetch 4 gave
 // 25,000 / 70,400 images/s on 1 / 4 GPUs against 21,900 / 65,600 with 2 (the tuner raising it
-// later). For batches of 128 or more it stays 2: a third batch ahead of 256 only cost memory.
+// later). From batches of 64 up it stays 2: a third batch ahead of 256 only cost memory.
 inline constexpr int kImagesAhead = 128;
 constexpr int GpuPrefetch(int batch_size) {
-  const int batches = (kImagesAhead + batch_size - 1) / batch_size;
-  return batches < 2 ? 2 : batches > 8 ? 8 : batches;
+  return std::clamp((kImagesAhead + batch_size - 1) / batch_size, 2, 8);
 }
 
 // What the loader's LoadTuner may change while it runs: the automatic values (those the caller
