@@ -99,7 +99,8 @@ def sluice_system(args, rank: Rank) -> System:
 
     def after_epoch() -> dict:  # the GPU memory held, epoch by epoch (issue 21: it climbed under torchrun)
         st = loader.stats()
-        keys = ("gpu_memory_in_use", "gpu_memory_reserved", "gpu_memory_reserved_nvjpeg", "gpu_memory_peak")
+        keys = ("gpu_memory_in_use", "gpu_memory_reserved", "gpu_memory_reserved_nvjpeg", "gpu_memory_allocated",
+                "gpu_memory_allocated_nvjpeg", "gpu_memory_peak", "gpu_pool_overflows", "engine_state_inits")
         return {key: st[key] for key in keys if key in st}
 
     prefetch = f", prefetch {args.prefetch}" if args.prefetch else ""

@@ -2,6 +2,10 @@
 also the loader's GPU memory and the device memory in use), to show it stays flat.
 
     python bench/soak.py DATA --epochs 100 [--device cuda] [--json soak.json]
+    python bench/soak.py DATA --epochs 20 --device cuda --resize 640 --batch-size 32 --stall-ms 3
+
+--stall-ms makes the consumer's stream sleep after each batch without the host waiting for it, as
+a collective waiting for other ranks does under DDP (issue 21: the reserve climbed there).
 
 Prints one line per 10 epochs and a verdict: the mean of the second half of the run against the
 mean of the first half after the warm-up (epochs --warmup to the middle), within --tolerance-mib
@@ -70,20 +74,41 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--decode-route", default="auto")
     p.add_argument("--tolerance-mib", type=float, default=16)
     p.add_argument("--device-tolerance-mib", type=float, default=32)
+    p.add_argument("--resize", type=int, help="Resize((N, N)) + Normalize instead of the RandomResizedCrop(224) list")
+    p.add_argument("--threads", type=int)
+    p.add_argument("--stall-ms", type=float, default=0.0)
     p.add_argument("--json")
     a = p.parse_args(argv)
     cuda = a.device.startswith("cuda")
-    loader = sluice.Loader(a.data, [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
-                                    T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)],
-                           batch_size=a.batch_size, shuffle=True, device=a.device, dtype="float16",
-                           output="torch" if cuda else "auto",
+    normalize = T.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)
+    transforms = ([T.Resize((a.resize, a.resize)), normalize] if a.resize else
+                  [T.RandomResizedCrop(224), T.RandomHorizontalFlip(), normalize])
+    loader = sluice.Loader(a.data, transforms, batch_size=a.batch_size, shuffle=True, device=a.device,
+                           dtype="float16", output="torch" if cuda else "auto",
+                           **({"num_threads": a.threads} if a.threads else {}),
                            **({"decode_route": a.decode_route} if cuda else {}))
+    stall = None
+    if cuda and a.stall_ms > 0:
+        import torch
+        # torch.cuda._sleep spins for a number of GPU clock cycles: how many make a millisecond.
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(10**7)
+        end.record()
+        end.synchronize()
+        cycles = int(a.stall_ms * 10**7 / start.elapsed_time(end))
+
+        def stall() -> None:
+            torch.cuda._sleep(cycles)
     rows = []
     t0 = time.time()
     for epoch in range(a.epochs):
         n = 0
         for images, _ in loader:
             n += images.shape[0]
+            if stall is not None:
+                images.view(-1)[:1].float().sum()  # a use of the batch on the consumer's stream
+                stall()
         if cuda:
             import torch
             torch.cuda.synchronize()
@@ -99,11 +124,13 @@ def main(argv: list[str] | None = None) -> int:
         if cuda:
             row["gpu_pool_mib"] = mib("gpu_memory_in_use")
             row["gpu_reserved_mib"] = mib("gpu_memory_reserved")
+            row["gpu_reserved_nvjpeg_mib"] = mib("gpu_memory_reserved_nvjpeg")
+            row["gpu_allocated_mib"] = mib("gpu_memory_allocated")
             row["pinned_held_mib"] = mib("pinned_memory_held")
             row["device_used_mib"] = round(device_used_mib() or 0, 1)
         row["seconds"] = round(time.time() - t0, 1)
         rows.append(row)
-        if epoch % 10 == 9 or epoch == a.epochs - 1:
+        if epoch % 10 == 9 or epoch == a.epochs - 1 or a.epochs <= 20:
             print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     warmup = min(a.warmup, len(rows) - 1)
     mid = max(warmup + 1, (warmup + len(rows)) // 2)

@@ -177,11 +177,16 @@ def print_row(r: dict, unit: str) -> None:
         secs = [x["seconds"] for x in r["epochs"]]
         print(f"    {len(secs)} epochs: {min(secs):.2f}-{max(secs):.2f} s", flush=True)
         after = [x["per_rank_after"][0] for x in r["epochs"] if x.get("per_rank_after")]
-        for key, what in (("gpu_memory_reserved", "GPU memory reserved"),
-                          ("gpu_memory_reserved_nvjpeg", "nvJPEG's part of it")):
+        mib = 2**20
+        for key, what, unit in (("gpu_memory_in_use", "GPU memory in use (pending frees included), MiB", mib),
+                                ("gpu_memory_allocated", "GPU memory allocated (the driver's count), MiB", mib),
+                                ("gpu_memory_reserved", "GPU memory reserved, MiB", mib),
+                                ("gpu_memory_reserved_nvjpeg", "nvJPEG's part of it, MiB", mib),
+                                ("gpu_memory_peak", "GPU memory peak (since the start), MiB", mib),
+                                ("gpu_pool_overflows", "allocations past the pool's cap", 1)):
             held = [a.get(key) for a in after]
             if held and None not in held:
-                print(f"    rank 0's {what} after each epoch (MiB): {[round(b / 2**20) for b in held]}", flush=True)
+                print(f"    rank 0's {what} after each epoch: {[round(b / unit) for b in held]}", flush=True)
 
 
 def run_all(script: str, systems: list, gpu_counts: list, worker_args: list, args, gpu_count: int,

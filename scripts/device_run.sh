@@ -28,7 +28,10 @@
 #   (scripts/build_device_ffmpeg.sh: the machine has no FFmpeg) and PyAV in .whl.
 #   videobench: bench/video_bench.py on the seed experiment's videos (see below).
 #   soak: bench/soak.py on a 2,048-file ImageNet-like set, 100 epochs (EPOCHS), batch 256, on the
-#   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT.
+#   GPU for each route in SOAK_ROUTES (auto) and on the CPU; one JSON per run in $OUT. SOAK_DATA=voc:
+#   the VOC-like set instead (made by `prepare` with VOC=1), SOAK_ARGS: more options (e.g.
+#   "--resize 640 --batch-size 32 --stall-ms 3"; the last --batch-size given wins), SOAK_TAG: a
+#   suffix for the JSON's name.
 #   prepare / compare (issue 14: a change that must not change speed): see below; OLD=.old.
 #   scalingcompare: the multi-GPU experiment for this tree and older ones (OLDS); see below.
 #   Carry .old in the prepare call only: a later call that carries it again replaces the built
@@ -177,11 +180,14 @@ if [ "$what" = doctor ]; then
 fi
 
 if [ "$what" = soak ]; then
-  [ -f /tmp/data_soak.done ] || { "$PY" -m sluice make-dataset /tmp/data_soak -n 2048 --preset imagenet --quiet && touch /tmp/data_soak.done; }
+  data=/tmp/data_soak
+  if [ "${SOAK_DATA:-}" = voc ]; then prepare_done; make_voc; data=/tmp/data_voc; fi
+  [ $data != /tmp/data_soak ] || [ -f /tmp/data_soak.done ] ||
+    { "$PY" -m sluice make-dataset /tmp/data_soak -n 2048 --preset imagenet --quiet && touch /tmp/data_soak.done; }
   for route in ${SOAK_ROUTES:-auto}; do
-    echo "== GPU, decode_route=$route"
-    "$PY" bench/soak.py /tmp/data_soak --epochs "${EPOCHS:-100}" --batch-size 256 --device cuda \
-      --decode-route "$route" --json "$OUT/soak_gpu_$route.json" 2>&1 | tail -"${SOAK_LINES:-4}"
+    echo "== GPU, decode_route=$route ${SOAK_ARGS:-}"
+    "$PY" bench/soak.py $data --epochs "${EPOCHS:-100}" --batch-size 256 --device cuda \
+      --decode-route "$route" --json "$OUT/soak_gpu_$route${SOAK_TAG:-}.json" ${SOAK_ARGS:-} 2>&1 | tail -"${SOAK_LINES:-4}"
   done
   [ "${SOAK_CPU:-1}" = 1 ] && { echo "== CPU"; "$PY" bench/soak.py /tmp/data_soak --epochs "${EPOCHS:-100}" \
     --batch-size 256 --json "$OUT/soak_cpu.json" 2>&1 | tail -"${SOAK_LINES:-4}"; }

@@ -49,6 +49,9 @@ struct LoaderStats {
   int64_t gpu_memory_peak = 0;      // peak bytes the pool held from the driver
   int64_t gpu_memory_reserved = 0;  // bytes the pool holds from the driver now (in use + cached)
   int64_t gpu_memory_reserved_nvjpeg = 0;  // nvJPEG's buffers' part of gpu_memory_reserved
+  int64_t gpu_memory_allocated = 0;  // the driver's count of the pool's live allocations
+  int64_t gpu_memory_allocated_nvjpeg = 0;  // (frees still pending on a stream not included)
+  int64_t gpu_pool_overflows = 0;   // allocations past the pool's cap (gpu/device_pool.h)
   int64_t pinned_memory_peak = 0;   // peak page-locked host bytes (staging and nvJPEG's)
   int64_t pinned_memory_held = 0;   // page-locked host bytes held now, in use or kept for reuse
   int64_t route_samples[kNumRoutes] = {0, 0, 0};  // samples handed out, by decode route (kRoutes order)

@@ -88,6 +88,9 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
     d["gpu_memory_peak"] = s.gpu_memory_peak;
     d["gpu_memory_reserved"] = s.gpu_memory_reserved;
     d["gpu_memory_reserved_nvjpeg"] = s.gpu_memory_reserved_nvjpeg;
+    d["gpu_memory_allocated"] = s.gpu_memory_allocated;
+    d["gpu_memory_allocated_nvjpeg"] = s.gpu_memory_allocated_nvjpeg;
+    d["gpu_pool_overflows"] = s.gpu_pool_overflows;
     d["pinned_memory_peak"] = s.pinned_memory_peak;
     d["pinned_memory_held"] = s.pinned_memory_held;
     nb::dict routes;

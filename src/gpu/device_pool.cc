@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/env_knob.h"
 #include "gpu/cuda_util.h"
 
 namespace sluice {
@@ -17,10 +18,13 @@ Result<std::shared_ptr<DevicePool>> DevicePool::Create(int device, int64_t budge
   props.allocType = cudaMemAllocationTypePinned;
   props.location.type = cudaMemLocationTypeDevice;
   props.location.id = device;
-  cudaMemPool_t pools[2] = {nullptr, nullptr};
+  // SLUICE_POOL_CAP: another factor for the experiment that compares it (0: uncapped).
+  static const double cap_factor = EnvKnob("SLUICE_POOL_CAP", kCapFactor);
+  cudaMemPool_t pools[3] = {nullptr, nullptr, nullptr};  // batches (capped), overflow, nvJPEG's
   cudaStream_t stream = nullptr;
   cudaError_t e = cudaSuccess;
   for (cudaMemPool_t& pool : pools) {
+    props.maxSize = &pool == &pools[0] && cap_factor > 0 ? static_cast<size_t>(cap_factor * static_cast<double>(budget)) : 0;
     if (e == cudaSuccess) e = cudaMemPoolCreate(&pool, &props);
     // Keep freed memory cached (up to the budget) instead of returning it at every sync.
     uint64_t threshold = static_cast<uint64_t>(budget);
@@ -32,7 +36,7 @@ Result<std::shared_ptr<DevicePool>> DevicePool::Create(int device, int64_t budge
       if (pool != nullptr) cudaMemPoolDestroy(pool);
     return CudaStatus(e, "creating the device memory pool");
   }
-  return std::shared_ptr<DevicePool>(new DevicePool(device, budget, pools[0], pools[1], stream));
+  return std::shared_ptr<DevicePool>(new DevicePool(device, budget, pools[0], pools[1], pools[2], stream));
 }
 
 DevicePool::~DevicePool() {
@@ -41,8 +45,7 @@ DevicePool::~DevicePool() {
   for (const PendingFree& f : pending_) cudaEventDestroy(f.done);
   for (cudaEvent_t e : spare_events_) cudaEventDestroy(e);
   cudaStreamDestroy(stream_);
-  cudaMemPoolDestroy(pool_);
-  cudaMemPoolDestroy(lasting_);
+  for (cudaMemPool_t pool : {pool_, overflow_, lasting_}) cudaMemPoolDestroy(pool);
 }
 
 Result<void*> DevicePool::Allocate(size_t bytes, cudaStream_t stream, bool enforce_budget) {
@@ -63,8 +66,13 @@ Result<void*> DevicePool::Allocate(size_t bytes, cudaStream_t stream, bool enfor
   while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
   }
   void* p = nullptr;
-  cudaMemPool_t pool = enforce_budget ? pool_ : lasting_;
-  const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, pool, stream);
+  const size_t size = bytes == 0 ? 1 : bytes;
+  cudaError_t e = cudaMallocFromPoolAsync(&p, size, enforce_budget ? pool_ : lasting_, stream);
+  if (e == cudaErrorMemoryAllocation && enforce_budget) {
+    cudaGetLastError();
+    overflows_.fetch_add(1, std::memory_order_relaxed);
+    e = cudaMallocFromPoolAsync(&p, size, overflow_, stream);
+  }
   if (e != cudaSuccess) {
     in_use_.fetch_sub(n);
     cudaGetLastError();
@@ -169,7 +177,7 @@ Result<std::shared_ptr<DevicePool::SharedBuffer>> DevicePool::AllocateShared(siz
 }
 
 void DevicePool::TrimCache() {
-  for (cudaMemPool_t pool : {pool_, lasting_})
+  for (cudaMemPool_t pool : {pool_, overflow_, lasting_})
     if (cudaMemPoolTrimTo(pool, 0) != cudaSuccess) cudaGetLastError();
 }
 
@@ -178,7 +186,8 @@ DevicePool::Usage DevicePool::usage() const {
   Usage u;
   u.in_use_bytes = in_use_.load();
   u.peak_bytes = peak_.load();
-  for (cudaMemPool_t pool : {pool_, lasting_}) {  // the peak: the sum of the two pools' peaks
+  u.overflow_allocations = overflows_.load(std::memory_order_relaxed);
+  for (cudaMemPool_t pool : {pool_, overflow_, lasting_}) {  // the peak: the sum of the pools' peaks
     uint64_t v = 0;
     if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &v) == cudaSuccess) {
       u.reserved_bytes += static_cast<int64_t>(v);
@@ -186,6 +195,10 @@ DevicePool::Usage DevicePool::usage() const {
     }
     if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &v) == cudaSuccess)
       u.peak_reserved_bytes += static_cast<int64_t>(v);
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &v) == cudaSuccess) {
+      u.allocated_bytes += static_cast<int64_t>(v);
+      if (pool == lasting_) u.lasting_allocated_bytes = static_cast<int64_t>(v);
+    }
   }
   return u;
 }

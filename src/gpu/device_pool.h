@@ -13,9 +13,11 @@
 // A request over the budget first waits for such pending frees, oldest first (up to
 // kPendingFreeWait); one still over the budget then fails with ResourceExhausted. Callers keep
 // within it by admitting work only while there is room.
-// Known problem (issue 21, not understood yet): under torchrun the pools' reserve still climbs
-// epoch after epoch, to 6-15 GiB after 20 epochs on 2 and 4 H200s under the 1.5 GiB budget,
-// with this accounting as without it; one GPU stayed level (bench/soak.py, 100 epochs).
+// The driver would rather grow a pool than reuse a block freed on another stream (under torchrun
+// the batches' pool reached 17 GiB for a moment with 0.6 GiB handed out), so the batches' pool
+// holds at most the budget (kCapFactor) from the driver: at that size the driver reuses freed
+// blocks. A request the capped pool cannot meet (its free blocks too scattered for a large one)
+// comes from an uncapped overflow pool, counted in Usage::overflow_allocations.
 //
 // Thread-safety: all methods may be called from any thread. Buffers handed out through
 // shared_ptr (AllocateShared) may outlive the owner of the pool.
@@ -69,6 +71,11 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
     int64_t reserved_bytes = 0;  // held by the pool from the driver (in use + cached)
     int64_t peak_reserved_bytes = 0;
     int64_t lasting_reserved_bytes = 0;  // nvJPEG's pool's part of reserved_bytes
+    // The driver's count of the pools' memory allocated and not yet freed (its frees still
+    // pending on their streams count as freed here, unlike in_use_bytes).
+    int64_t allocated_bytes = 0;
+    int64_t lasting_allocated_bytes = 0;  // nvJPEG's pool's part of allocated_bytes
+    int64_t overflow_allocations = 0;     // requests the capped pool could not meet
   };
   Usage usage() const;
 
@@ -79,6 +86,8 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
 
   // The longest an over-budget request waits for pending frees before it fails.
   static constexpr double kPendingFreeWait = 60.0;  // seconds
+  // The most the batches' pool holds from the driver, as a multiple of the budget.
+  static constexpr double kCapFactor = 1.0;
 
  private:
   struct PendingFree {
@@ -92,17 +101,19 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   bool WaitForOldestFree();
   cudaEvent_t TakeEvent();  // a spare event of this device, or a new one; nullptr on failure
 
-  DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaMemPool_t lasting,
+  DevicePool(int device, int64_t budget, cudaMemPool_t pool, cudaMemPool_t overflow, cudaMemPool_t lasting,
              cudaStream_t stream)
-      : device_(device), budget_(budget), pool_(pool), lasting_(lasting), stream_(stream) {}
+      : device_(device), budget_(budget), pool_(pool), overflow_(overflow), lasting_(lasting), stream_(stream) {}
 
   const int device_;
   const int64_t budget_;
-  cudaMemPool_t pool_;     // the batches' blocks (enforce_budget)
-  cudaMemPool_t lasting_;  // nvJPEG's (!enforce_budget)
+  cudaMemPool_t pool_;      // the batches' blocks (enforce_budget), capped
+  cudaMemPool_t overflow_;  // what pool_ cannot meet
+  cudaMemPool_t lasting_;   // nvJPEG's (!enforce_budget)
   cudaStream_t stream_;  // releases SharedBuffers no consumer claimed
   mutable std::atomic<int64_t> in_use_{0};
   std::atomic<int64_t> peak_{0};
+  std::atomic<int64_t> overflows_{0};
   mutable std::mutex mu_;                      // guards the two lists
   mutable std::vector<PendingFree> pending_;   // oldest first
   mutable std::vector<cudaEvent_t> spare_events_;

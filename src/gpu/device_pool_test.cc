@@ -1,6 +1,7 @@
 // DevicePool: a shared buffer's block goes back to the pool only after the producer's writes,
 // whichever stream frees it; a freed block counts against the budget until its stream passes the
-// free. Skipped without a GPU.
+// free; the pool holds no more than the budget from the driver while blocks go round between a
+// loader's and a consumer's streams. Skipped without a GPU.
 #include "gpu/device_pool.h"
 
 #include <cuda_runtime.h>
@@ -117,6 +118,38 @@ TEST_F(DevicePoolTest, AFreePendingOnItsStreamCountsUntilTheStreamPassesIt) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(pool->usage().in_use_bytes, 0);
   EXPECT_LE(pool->usage().peak_bytes, 3 * static_cast<int64_t>(kBytes));
+  for (cudaStream_t s : {loader, consumer}) cudaStreamDestroy(s);
+}
+
+// A loader's stream fills blocks and a consumer's stream, always a little behind, frees them (a
+// training step's pattern). The driver would rather grow a pool than reuse what the consumer's
+// stream freed: uncapped (SLUICE_POOL_CAP=0), the pool's reserve climbs far past the budget here.
+TEST_F(DevicePoolTest, BlocksGoingRoundTwoStreamsStayWithinTheBudget) {
+  const int64_t budget = 8 * static_cast<int64_t>(kBytes);  // 64 MiB: two of the driver's 32 MiB steps
+  auto created = DevicePool::Create(0, budget);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::shared_ptr<DevicePool> pool = *created;
+  cudaStream_t loader = nullptr, consumer = nullptr;
+  for (cudaStream_t* s : {&loader, &consumer})
+    ASSERT_EQ(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), cudaSuccess);
+  cudaEvent_t filled = nullptr;
+  ASSERT_EQ(cudaEventCreateWithFlags(&filled, cudaEventDisableTiming), cudaSuccess);
+  auto pause = [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(2)); };
+  for (int i = 0; i < 96; ++i) {
+    auto p = pool->Allocate(kBytes, loader);
+    ASSERT_TRUE(p.ok()) << "block " << i << ": " << p.status().ToString();
+    ASSERT_EQ(cudaMemsetAsync(*p, i, kBytes, loader), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(filled, loader), cudaSuccess);
+    ASSERT_EQ(cudaStreamWaitEvent(consumer, filled, 0), cudaSuccess);
+    ASSERT_EQ(cudaLaunchHostFunc(consumer, pause, nullptr), cudaSuccess);  // the step's work
+    pool->Free(*p, kBytes, consumer);
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const DevicePool::Usage u = pool->usage();
+  EXPECT_EQ(u.in_use_bytes, 0);
+  EXPECT_LE(u.peak_reserved_bytes, budget) << "the pool held more than the budget from the driver";
+  EXPECT_EQ(u.overflow_allocations, 0);
+  cudaEventDestroy(filled);
   for (cudaStream_t s : {loader, consumer}) cudaStreamDestroy(s);
 }
 

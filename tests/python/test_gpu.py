@@ -976,6 +976,8 @@ def test_gpu_memory_budget_is_respected(imagenet_folder):
     assert 0 <= st["gpu_memory_in_use"] <= st["gpu_memory_peak"]
     assert st["gpu_memory_in_use"] <= st["gpu_memory_reserved"] <= st["gpu_memory_peak"]
     assert 0 <= st["gpu_memory_reserved_nvjpeg"] <= st["gpu_memory_reserved"]  # nvJPEG's part
+    assert 0 <= st["gpu_memory_allocated"] <= st["gpu_memory_reserved"]
+    assert 0 <= st["gpu_memory_allocated_nvjpeg"] <= min(st["gpu_memory_allocated"], st["gpu_memory_reserved_nvjpeg"])
     assert st["pinned_memory_held"] > 0 and st["host_memory_cached"] >= 0
     # The CPU loader's keys are all still there.
     for key in ("samples", "batches", "bytes_read", "stage_seconds", "wait_seconds",

@@ -360,6 +360,9 @@ void GpuClipExecutor::FillStats(LoaderStats* s) const {
   s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
   s->gpu_memory_reserved = dev.reserved_bytes;
   s->gpu_memory_reserved_nvjpeg = dev.lasting_reserved_bytes;
+  s->gpu_memory_allocated = dev.allocated_bytes;
+  s->gpu_memory_allocated_nvjpeg = dev.lasting_allocated_bytes;
+  s->gpu_pool_overflows = dev.overflow_allocations;
 }
 
 }  // namespace

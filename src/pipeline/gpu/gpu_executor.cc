@@ -399,6 +399,9 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
   s->gpu_memory_reserved = dev.reserved_bytes;
   s->gpu_memory_reserved_nvjpeg = dev.lasting_reserved_bytes;
+  s->gpu_memory_allocated = dev.allocated_bytes;
+  s->gpu_memory_allocated_nvjpeg = dev.lasting_allocated_bytes;
+  s->gpu_pool_overflows = dev.overflow_allocations;
   const HostPool::Usage pinned = pinned_->usage();
   s->pinned_memory_peak = pinned.peak_bytes + decoders_->pinned_peak();
   s->pinned_memory_held = pinned.in_use_bytes + pinned.cached_bytes + decoders_->pinned_held();
