@@ -13,7 +13,10 @@ with the consumer's step in the loop. Consumers:
                  threads (competes with the loader's threads for cores)
 
     python bench/tune_bench.py DATA [DATA ...] --consumers none,sleep:40,torch:4 --seconds 5
-        [--threads 2,4,8,16] [--prefetch 2,4] [--repeats 3] [--device cuda] [--json out.json]
+        [--threads 2,4,8,16] [--prefetch 2,4] [--repeats 3] [--device cuda] [--warmup 8] [--json out.json]
+--warmup S: every row runs S seconds before it is timed, as the tuned row does while the tuner
+settles (without it the swept rows are timed after 3 batches, before the route scheduler and the
+caches settle: a bias for the tuned row).
 With --device cuda (consumers none and sleep:MS; batches float16 on the GPU, the rate timed to
 a device sync) the tuner tunes the I/O threads and the prefetch, not the compute threads (the
 route scheduler splits the decoding): the sweep's --threads are I/O threads, default is 4 I/O
@@ -61,7 +64,7 @@ def consumer_step(kind: str):
 
 
 def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, settle: float, batch: int,
-          device: str) -> dict:
+          device: str, warmup: float) -> dict:
     import sluice
     import sluice.transforms as T
     cuda = device == "cuda"
@@ -79,10 +82,14 @@ def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, set
                 yield images
 
     it = batches()
+    start = time.perf_counter()
     for _ in range(3):
         step(next(it))
-    deadline = time.perf_counter() + (settle if threads <= 0 else 0)
-    while time.perf_counter() < deadline and not loader.stats()["tuning"]["settled"]:
+    # Every row runs --warmup s before it is timed (the route scheduler and the caches settle
+    # meanwhile); the tuned row also until the tuner has settled, at most --settle s.
+    deadline = start + (settle if threads <= 0 else 0)
+    while time.perf_counter() < start + warmup or (time.perf_counter() < deadline and
+                                                   not loader.stats()["tuning"]["settled"]):
         step(next(it))
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds or n < 4:
@@ -100,7 +107,7 @@ def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, set
 def run_row(data, kind, threads, prefetch, args) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), data, "--_child", kind, str(threads), str(prefetch),
            "--seconds", str(args.seconds), "--settle", str(args.settle), "--batch-size", str(args.batch_size),
-           "--device", args.device]
+           "--device", args.device, "--warmup", str(args.warmup)]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -128,6 +135,7 @@ def main() -> None:
     ap.add_argument("--prefetch", default="2,4")
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--settle", type=float, default=20, help="the tuned row's wait for the tuner to settle")
+    ap.add_argument("--warmup", type=float, default=0, help="seconds every row runs before it is timed")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--repeats", type=int, default=1, help="rounds over the rows; a row's rate is their median")
@@ -138,7 +146,7 @@ def main() -> None:
     if args._child:
         kind, threads, prefetch = args._child
         print(json.dumps(child(args.data[0], kind, int(threads), int(prefetch), args.seconds, args.settle,
-                               args.batch_size, args.device)))
+                               args.batch_size, args.device, args.warmup)))
         return
     cpus = len(os.sched_getaffinity(0))
     results = []
@@ -151,9 +159,13 @@ def main() -> None:
             print(f"\n## {data}, consumer {kind} ({cpus} CPUs, batch {args.batch_size}, {args.device})\n\n"
                   f"| row | images/s | {what} | prefetch |\n|---|---:|---:|---:|", flush=True)
             runs = {name: [] for name, _, _ in rows}
-            for _ in range(max(1, args.repeats)):
+            for k in range(max(1, args.repeats)):
                 for name, t, p in rows:
                     runs[name].append(run_row(data, kind, t, p, args))
+                    r = runs[name][-1]  # as it comes (a bench cut short still shows these)
+                    print(f"  {name}, run {k + 1}: " + (r["error"] if "error" in r else
+                          f"{r['images_per_s']:,.0f} images/s at {r['threads']}, {r['prefetch']}"),
+                          file=sys.stderr, flush=True)
             table = {name: median_row(runs[name]) for name, _, _ in rows}
             for name, r in table.items():
                 if "error" in r:

@@ -156,13 +156,13 @@ fi
 
 # tunebench (issue 19): bench/tune_bench.py, the CPU path's tuner against the defaults and a sweep
 # of threads x prefetch, on (a) and (b) with the consumers in TUNE_CONSUMERS_A / TUNE_CONSUMERS_B.
-if [ "$what" = tunebench ]; then
-  make_datasets
-  for d in a b; do
+if [ "$what" = tunebench ]; then  # TUNE_DATASETS: which of (a) and (b) ("a b")
+  DATASETS=${TUNE_DATASETS:-a b} make_datasets
+  for d in ${TUNE_DATASETS:-a b}; do
     cv="TUNE_CONSUMERS_${d^^}"
     timeout "${TUNE_TIMEOUT:-500}" "$PY" bench/tune_bench.py /tmp/data_$d --consumers "${!cv:-none}" \
       --threads "${TUNE_THREADS:-4,8,12,16}" --prefetch "${TUNE_PREFETCH:-2,4}" --seconds "${SECONDS_PER_ROW:-4}" \
-      --repeats "${TUNE_REPEATS:-1}" --device "${TUNE_DEVICE:-cpu}" \
+      --repeats "${TUNE_REPEATS:-1}" --device "${TUNE_DEVICE:-cpu}" --warmup "${TUNE_WARMUP:-0}" \
       --json "$OUT/tune_$d.json" 2>&1 | tee -a "$OUT/tune.log"
   done
   exit 0

@@ -51,7 +51,13 @@ LoadTuner::Setting LoadTuner::Record(int64_t now_ns, int64_t waited_ns) {
   window_start_ns_ = now_ns;
   window_batches_ = 0;
   window_wait_ns_ = 0;
-  WindowDone(rate, wait);
+  const Setting was = now_;
+  if (settling_) {
+    settling_ = false;
+  } else {
+    WindowDone(rate, wait);
+  }
+  settling_ = !(now_ == was);
   return now_;
 }
 

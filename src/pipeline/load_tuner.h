@@ -3,7 +3,8 @@
 // for batches, and the batches it takes per second.
 //
 // It starts where a loader without it runs (all threads, prefetch 2) and measures windows of at
-// least kWindowBatches hand-outs and kWindowSeconds, after one window of warm-up.
+// least kWindowBatches hand-outs and kWindowSeconds, after one window of warm-up; after each
+// change of setting one more window passes unmeasured (a deeper prefetch first fills the ring).
 // - The consumer waiting more than kLoaderBound of a window: the loader is the bottleneck. With
 //   fewer threads than all, it goes back to all; at all threads it tries twice the I/O threads
 //   (up to the scope's io_max; again while each doubling gains kGain: reads from a slow file
@@ -97,6 +98,7 @@ class LoadTuner {
   int64_t window_start_ns_ = -1, window_wait_ns_ = 0;
   int64_t last_ns_ = -1;               // the last hand-out
   bool interrupted_ = false;
+  bool settling_ = false;              // the setting changed: the next window is not measured
   int window_batches_ = 0;
 };
 

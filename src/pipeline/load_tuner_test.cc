@@ -104,6 +104,23 @@ TEST(LoadTuner, ADeeperPrefetchIsKeptOnlyWhenItGains) {
   EXPECT_EQ(t.why().rfind("loader-bound; prefetch 4 gained", 0), 0u) << t.why();
 }
 
+TEST(LoadTuner, ADeeperPrefetchIsJudgedOnceTheRingHasFilled) {
+  // Prefetch 4 takes batches at 0.008 s instead of 0.01, but the 40 hand-outs after the change
+  // take 0.012 s while the two extra batches are made: measured from the change, the probe's
+  // first window (~0.5 s) would come out slower than prefetch 2 and undo a setting that gains.
+  LoadTuner t({16, 2, 2}, {true, true});
+  int64_t clock = 0;
+  int since_deeper = 0;
+  for (int b = 0; b < 3000; ++b) {
+    const bool deeper = t.setting().prefetch >= 4;
+    since_deeper = deeper ? since_deeper + 1 : 0;
+    const double make = !deeper ? 0.01 : since_deeper <= 40 ? 0.012 : 0.008;
+    clock += static_cast<int64_t>(make * 1e9);
+    t.Record(clock, static_cast<int64_t>(make * 1e9));
+  }
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 4, 2})) << t.why();
+}
+
 TEST(LoadTuner, ReadsFromASlowFileSystemGetMoreIoThreads) {
   // Reading limits the loader: with i I/O threads a batch takes 0.04 * 2 / i s to read (a
   // network file system's latency), and 0.01 s to decode on all threads.
