@@ -26,6 +26,11 @@ Result<std::shared_ptr<DevicePool>> DevicePool::Create(int device, int64_t budge
   for (cudaMemPool_t& pool : pools) {
     props.maxSize = &pool == &pools[0] && cap_factor > 0 ? static_cast<size_t>(cap_factor * static_cast<double>(budget)) : 0;
     if (e == cudaSuccess) e = cudaMemPoolCreate(&pool, &props);
+    if (e != cudaSuccess && props.maxSize != 0) {  // a driver that refuses the cap: the overflow pool's behaviour
+      cudaGetLastError();
+      props.maxSize = 0;
+      e = cudaMemPoolCreate(&pool, &props);
+    }
     // Keep freed memory cached (up to the budget) instead of returning it at every sync.
     uint64_t threshold = static_cast<uint64_t>(budget);
     if (e == cudaSuccess) cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);

@@ -18,7 +18,11 @@ namespace {
 TEST(Erase, HandComputedRectangles) {
   // length 4 at (y, x) = (1, 5) in a 6 x 4 image: rows [-1, 3) -> [0, 3), columns [3, 7) -> [3, 6).
   EraseOps ops;
-  ops.rects[ops.num++] = EraseRect{3, 0, 6, 3, false};
+  EraseRect rect;  // [3, 6) x [0, 3)
+  rect.x0 = 3;
+  rect.x1 = 6;
+  rect.y1 = 3;
+  ops.rects[ops.num++] = rect;
   std::vector<uint8_t> img(6 * 4 * 3, 9);
   ErasePixelsCpu(ops, MutableImageView{img.data(), 4, 6, 3, 18});
   for (int y = 0; y < 4; ++y)
