@@ -189,7 +189,7 @@ if [ "$what" = soak ]; then
     "$PY" bench/soak.py $data --epochs "${EPOCHS:-100}" --batch-size 256 --device cuda \
       --decode-route "$route" --json "$OUT/soak_gpu_$route${SOAK_TAG:-}.json" ${SOAK_ARGS:-} 2>&1 | tail -"${SOAK_LINES:-4}"
   done
-  [ "${SOAK_CPU:-1}" = 1 ] && { echo "== CPU"; "$PY" bench/soak.py /tmp/data_soak --epochs "${EPOCHS:-100}" \
+  [ "${SOAK_CPU:-1}" = 1 ] && { echo "== CPU"; "$PY" bench/soak.py $data --epochs "${EPOCHS:-100}" \
     --batch-size 256 --json "$OUT/soak_cpu.json" 2>&1 | tail -"${SOAK_LINES:-4}"; }
   exit 0
 fi

@@ -978,6 +978,7 @@ def test_gpu_memory_budget_is_respected(imagenet_folder):
     assert 0 <= st["gpu_memory_reserved_nvjpeg"] <= st["gpu_memory_reserved"]  # nvJPEG's part
     assert 0 <= st["gpu_memory_allocated"] <= st["gpu_memory_reserved"]
     assert 0 <= st["gpu_memory_allocated_nvjpeg"] <= min(st["gpu_memory_allocated"], st["gpu_memory_reserved_nvjpeg"])
+    assert st["gpu_pool_overflows"] == 0  # the capped pool met every request (gpu/device_pool.h)
     assert st["pinned_memory_held"] > 0 and st["host_memory_cached"] >= 0
     # The CPU loader's keys are all still there.
     for key in ("samples", "batches", "bytes_read", "stage_seconds", "wait_seconds",
