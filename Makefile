@@ -2,7 +2,7 @@
 #   make run    installs what is missing, builds, and benchmarks the loader on a sample dataset
 #   make test   installs what is missing, builds, and runs every C++ and Python test
 #   make asan   the C++ tests, and the Python stress tests on a sanitized module, under ASan + UBSan
-#   make tsan   the thread pool, pools, reader, batch ring and loaders under ThreadSanitizer
+#   make tsan   the thread pool, pools, reader, batch ring, queues and loaders under ThreadSanitizer
 #   make fuzz   the libFuzzer targets, each for FUZZ_SECONDS on its corpus (Clang; docs/fuzzing.md)
 #   make wheel  a manylinux wheel in dist/ (codecs bundled); make wheel-test installs it into a
 #               clean virtual environment and runs a loader there (scripts/wheel.sh)
@@ -53,7 +53,7 @@ asan: deps
 # The tests of what runs on several threads: the thread pool, the loader's drive lock, the host
 # pool, the reader, the batch ring, the CPU loader (executor, lifecycle and close races), the
 # route scheduler, the memory cache, and streamed shards (the session, the disk cache, pipes).
-TSAN_TESTS = ThreadPool|TimedMutex|HostPool|Reader|BatchRing|Loader|RouteScheduler|MemoryCache|StreamSession|ShardDiskCache|PipeInput
+TSAN_TESTS = ThreadPool|TimedMutex|HostPool|Reader|BatchRing|Loader|RouteScheduler|GatherQueue|MemoryCache|StreamSession|ShardDiskCache|PipeInput
 
 tsan: deps
 	cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=thread -DSLUICE_BUILD_PYTHON=OFF

@@ -24,7 +24,9 @@ The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_EN
 nvJPEG states for at the start, separated by colons: 128:224), SLUICE_ROUTE_SHARE (auto's CPU
 share, held), SLUICE_ROUTE_WINDOW_MS (the shortest window auto measures a share in; 250),
 SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off), SLUICE_ENGINE_MAX_SIDE
-(the largest image side the engines take; 1024). The trace lines of
+(the largest image side the engines take; 1024), SLUICE_ENGINE_GATHER (engine calls may take
+the samples of several queued batches, up to this many; 0: off), SLUICE_POOL_CAP (the device
+pool's cap as a multiple of the budget; 0: uncapped). The trace lines of
 auto's windows are counted into a summary per row: share -> windows, mean img/s (engines busy).
 Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
 sluice-io, the rest) in cores.

@@ -98,6 +98,7 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
     d["route_samples"] = routes;
     d["engine_busy_seconds"] = s.engine_busy_s;
     d["engine_state_inits"] = s.engine_state_inits;
+    d["engine_calls"] = s.engine_calls;
   }
   d["skipped_count"] = s.skipped_count;
   nb::list skipped;

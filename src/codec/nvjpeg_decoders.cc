@@ -162,6 +162,7 @@ Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, Siz
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetROI(params_[static_cast<size_t>(i)], j.roi.x,
                                                                j.roi.y, j.roi.w, j.roi.h));
   }
+  calls_.fetch_add(1, std::memory_order_relaxed);
   const nvjpegStatus_t s = api.nvjpegDecodeBatchedEx(ctx_->hardware_handle(), state->state, data.data(),
                                                      lengths.data(), dest.data(), params_.data(), stream);
   if (s != NVJPEG_STATUS_SUCCESS) {

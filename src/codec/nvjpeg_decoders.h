@@ -111,6 +111,8 @@ class NvjpegHardwareDecoder {
   // call blocking until its images are decoded, the time the engines worked for this decoder.
   // Any thread may read it.
   int64_t busy_ns() const { return busy_ns_.load(std::memory_order_relaxed); }
+  // nvjpegDecodeBatchedEx calls made so far (images / calls: their mean size). Any thread.
+  int64_t calls() const { return calls_.load(std::memory_order_relaxed); }
 
  private:
   NvjpegHardwareDecoder(NvjpegContext* ctx, int max_side) : ctx_(ctx), max_side_(max_side) {}
@@ -132,6 +134,7 @@ class NvjpegHardwareDecoder {
   std::vector<SizedState> states_;
   std::atomic<int64_t> inits_{0};  // written under the turn; read by stats
   std::atomic<int64_t> busy_ns_{0};
+  std::atomic<int64_t> calls_{0};
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
   std::vector<nvjpegDecodeParams_t> params_;
   int width_ = 0;

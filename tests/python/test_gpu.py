@@ -954,6 +954,38 @@ def test_trace_says_where_the_time_goes(imagenet_folder):
         assert f" {stage}" in lines[0], lines[0]
 
 
+@needs_gpu
+def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder):
+    # SLUICE_ENGINE_GATHER (an experiment, off by default): an engine call may take the samples of
+    # several queued batches. Each batch must come out bit for bit as with a call per batch (the
+    # hardware route is reproducible), in fewer calls (batches of 6, all of them for the engines,
+    # 8 in flight: one call per batch without gathering).
+    code = (f"import hashlib, sluice, sluice.transforms as ST\n"
+            f"loader = sluice.Loader({imagenet_folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip(), "
+            f"ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)], batch_size=6, shuffle=True, seed=3, "
+            f"device='cuda', dtype='float16', decode_route='hardware', prefetch=8)\n"
+            f"digests = []\n"
+            f"for epoch in range(2):\n"
+            f"    loader.set_epoch(epoch)\n"
+            f"    for images, labels in loader:\n"
+            f"        digests.append(hashlib.sha256(images.cpu().numpy().tobytes()).hexdigest()[:16])\n"
+            f"st = loader.stats()\n"
+            f"print(st['engine_calls'], st['route_samples']['hardware'], *digests)\n")
+
+    def run(gather: str) -> list[str]:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), SLUICE_ENGINE_GATHER=gather)
+        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout.split()
+
+    alone, gathered = run("0"), run("224")
+    batches = 2 * len(pairs_of(imagenet_folder)) // 6
+    assert len(alone) == len(gathered) == 2 + batches
+    assert int(alone[1]) == int(gathered[1]) == 6 * batches  # every sample on the engines
+    assert gathered[2:] == alone[2:], "a batch differs when its engine calls gather other batches"
+    assert int(alone[0]) == batches and int(gathered[0]) < batches, (alone[0], gathered[0])
+
+
 # --- 5. GPU memory ----------------------------------------------------------------------------
 
 @needs_gpu

@@ -45,27 +45,27 @@ GpuDecoders::~GpuDecoders() {
   nvjpeg_.reset();
 }
 
-std::vector<int> GpuDecoders::DecodeOnEngines(GpuBatch* b, const std::vector<int>& members, int t,
-                                              const std::function<void(int)>& decoded) {
+std::vector<size_t> GpuDecoders::DecodeOnEngines(std::span<GpuSample* const> samples, int t,
+                                                 const std::function<void(size_t)>& decoded) {
   NvjpegHardwareDecoder& hw = *hw_[static_cast<size_t>(t)];
   const size_t width = static_cast<size_t>(hw.batch_width());
-  const size_t calls = (members.size() + width - 1) / width;
-  const size_t per_call = (members.size() + calls - 1) / calls;
-  std::vector<int> rejected;
+  const size_t calls = (samples.size() + width - 1) / width;
+  const size_t per_call = (samples.size() + calls - 1) / calls;
+  std::vector<size_t> rejected;
   std::vector<NvjpegJob> jobs;
-  for (size_t start = 0; start < members.size(); start += per_call) {
-    const size_t end = std::min(members.size(), start + per_call);
+  for (size_t start = 0; start < samples.size(); start += per_call) {
+    const size_t end = std::min(samples.size(), start + per_call);
     jobs.clear();
     for (size_t k = start; k < end; ++k) {
-      const GpuSample& s = b->gpu[static_cast<size_t>(members[k])];
+      const GpuSample& s = *samples[k];
       jobs.push_back(NvjpegJob{s.bytes.data, s.bytes.size, s.roi, s.region, static_cast<size_t>(s.roi.w) * 3});
     }
     const bool ok = hw.Decode(jobs, engine_stream(t)).ok();
     for (size_t k = start; k < end; ++k) {
       if (ok) {
-        decoded(members[k]);
+        decoded(k);
       } else {  // the engines rejected a file of this call: decode the call another way
-        rejected.push_back(members[k]);
+        rejected.push_back(k);
       }
     }
   }

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "codec/nvjpeg_decoders.h"
@@ -61,17 +62,23 @@ class GpuDecoders {
     for (const auto& hw : hw_) n += hw->state_initializations();
     return n;
   }
+  // The engine threads' nvJPEG calls, since creation.
+  int64_t engine_calls() const {
+    int64_t n = 0;
+    for (const auto& hw : hw_) n += hw->calls();
+    return n;
+  }
   // Frees nvJPEG's idle pinned buffers that no decode took since the previous call (a new epoch).
   void SweepPinned() {
     if (nvjpeg_) nvjpeg_->SweepPinned();
   }
 
-  // Decodes the samples `members` of `b` on the engines (engine thread t), in calls of equal
-  // size of at most the decoder's batch width, into their regions; calls `decoded(i)` for each
-  // sample a call decoded. Returns the samples of the calls the engines rejected.
-  // REQUIRES: b's arena may be written (b->alloc_ready has passed).
-  std::vector<int> DecodeOnEngines(GpuBatch* b, const std::vector<int>& members, int t,
-                                   const std::function<void(int)>& decoded);
+  // Decodes `samples` (of one batch or several) on the engines (engine thread t), in calls of
+  // equal size of at most the decoder's batch width, into their regions; calls `decoded(k)` for
+  // each samples[k] a call decoded. Returns the positions k of the calls the engines rejected.
+  // REQUIRES: the samples' arenas may be written (their batches' alloc_ready have passed).
+  std::vector<size_t> DecodeOnEngines(std::span<GpuSample* const> samples, int t,
+                                      const std::function<void(size_t)>& decoded);
 
   // Huffman on this thread, the rest on `stream`. Fails for a file the hybrid decoder rejects.
   Status DecodeHybrid(int worker, const GpuSample& s, cudaStream_t stream) {

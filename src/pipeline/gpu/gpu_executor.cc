@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/jpeg_cpu.h"
+#include "core/env_knob.h"
 #include "core/host_pool.h"
 #include "core/thread_pool.h"
 #include "gpu/device.h"
@@ -19,7 +20,9 @@
 #include "pipeline/gpu/batch_layout.h"
 #include "pipeline/gpu/batch_sync.h"
 #include "pipeline/gpu/decoders.h"
+#include "pipeline/gpu/engine_jobs.h"
 #include "pipeline/gpu/finish_lut.h"
+#include "pipeline/gpu/gather_queue.h"
 #include "pipeline/gpu/launch.h"
 #include "pipeline/gpu/route_assignment.h"
 #include "pipeline/gpu/route_scheduler.h"
@@ -63,7 +66,8 @@ class GpuExecutor : public BatchWork {
   void Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, int io_thread);
   void PlanBatch(const BatchPtr& b);
   Status SizeAndAllocate(GpuBatch* b);
-  void DecodeOnEngines(const BatchPtr& b, const std::vector<int>& members, int engine_thread);
+  void DecodeOnEngines(std::vector<EngineJob> jobs, int engine_thread);
+  void AfterEngines(const BatchPtr& b, const std::vector<int>& fallback, int engine_thread);
   void WhenEnginesFinish(const BatchPtr& b, cudaStream_t stream);
   void DecodeCpuSide(const BatchPtr& b, int i, int worker);
   void Done(const BatchPtr& b, int count);
@@ -79,6 +83,10 @@ class GpuExecutor : public BatchWork {
   std::unique_ptr<RouteScheduler> scheduler_;
   int64_t sample_bytes_ = 0;
   std::atomic<int64_t> batch_estimate_{0};  // device bytes one batch takes (largest seen)
+  // Engine calls that gather several batches' samples, up to this many (0: a batch's own calls).
+  // An experiment, off until measured: SLUICE_ENGINE_GATHER (issue 21).
+  int gather_ = 0;
+  GatherQueue<EngineJob> engine_jobs_;
 
   std::shared_ptr<DevicePool> pool_;
   std::shared_ptr<HostPool> pinned_;
@@ -129,6 +137,8 @@ Status GpuExecutor::Init() {
   scratch_gauge_ = std::make_unique<ScratchGauge>(threads);
   SLUICE_ASSIGN_OR_RETURN(compute_pool_, ThreadPool::Create(threads, "sluice-cpu"));
   SLUICE_ASSIGN_OR_RETURN(hw_pool_, ThreadPool::Create(GpuDecoders::kEngineThreads, "sluice-nvjpeg"));
+  static const int gather = std::max(0, static_cast<int>(EnvKnob("SLUICE_ENGINE_GATHER", 0)));
+  gather_ = gather;
   SLUICE_ASSIGN_OR_RETURN(
       reader_, Reader::Create(source_, io_max_, options_.max_file_bytes, [host = host_](size_t n) { return host->Allocate(n); }, &counters_));
   reader_->SetActive(io);
@@ -227,39 +237,31 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
     if (b->status[i].ok()) (b->gpu[i].route == DecodeRoute::kHardware ? hw : cpu_side).push_back(static_cast<int>(i));
   b->timing->Mark(BatchTrace::kPlanned);
   b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
-  if (!hw.empty())
-    hw_pool_->Submit([this, b, hw = std::move(hw)](int t) { DecodeOnEngines(b, hw, t); });
+  if (!hw.empty() && gather_ > 0) {  // an engine thread takes this batch's samples with others queued
+    const int images = static_cast<int>(hw.size());
+    engine_jobs_.Push(EngineJob{b, std::move(hw)}, images);
+    hw_pool_->Submit([this](int t) { DecodeOnEngines(engine_jobs_.Take(gather_), t); });
+  } else if (!hw.empty()) {
+    hw_pool_->Submit([this, job = EngineJob{b, std::move(hw)}](int t) { DecodeOnEngines({job}, t); });
+  }
   for (int i : cpu_side) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
   Done(b, 1);
 }
 
-void GpuExecutor::DecodeOnEngines(const BatchPtr& b, const std::vector<int>& members, int engine_thread) {
+// The engine calls of one batch's samples, or (gathering) of several batches' together.
+void GpuExecutor::DecodeOnEngines(std::vector<EngineJob> jobs, int engine_thread) {
   cudaSetDevice(options_.device.index);
-  std::vector<int> fallback;
-  if (!b->cancelled.load(std::memory_order_relaxed)) {
+  std::vector<std::vector<int>> fallback;
+  {
     StageTimer timer(&counters_, Stage::kDecode);
-    b->timing->Mark(BatchTrace::kEngineStart);
-    // The engines may write the arena when the call is made rather than in stream order (a
-    // device-side wait did not hold them back in torchcodec PR 1634's measurements on the H100),
-    // and the arena may be memory an earlier batch's kernel reads until the batch's stream
-    // reaches the allocation. So the host waits for that point. We could not provoke the race
-    // here (kernels delayed 20 ms gave identical batches without the wait), and the wait costs
-    // nothing measurable: the point has almost always passed.
-    const cudaError_t ready = cudaEventSynchronize(b->alloc_ready);
-    if (ready != cudaSuccess) b->batch_status = CudaStatus(ready, "cudaEventSynchronize");
-    int decoded = 0;
-    const int64_t busy = decoders_->engine_busy_ns(engine_thread);
-    fallback = decoders_->DecodeOnEngines(b.get(), members, engine_thread, [&](int i) {
-      const Status st = PackSample(*b, &b->gpu[static_cast<size_t>(i)], decoders_->engine_scratch(engine_thread));
-      if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(NameOf(*b, i));
-      ++decoded;
-    });
-    b->timing->Mark(BatchTrace::kEngineHostEnd);
-    scheduler_->RecordEngines(decoded, static_cast<double>(decoders_->engine_busy_ns(engine_thread) - busy) * 1e-9);
-    const cudaError_t e = cudaEventRecord(b->hw_done, decoders_->engine_stream(engine_thread));
-    if (e != cudaSuccess) b->batch_status = CudaStatus(e, "cudaEventRecord");
-    b->used_hw = true;
+    fallback = DecodeEngineJobs(jobs, engine_thread, decoders_.get(), scheduler_.get(),
+                                [this](const GpuBatch& b, int i) { return NameOf(b, i); });
   }
+  for (size_t j = 0; j < jobs.size(); ++j) AfterEngines(jobs[j].b, fallback[j], engine_thread);
+}
+
+// The samples the engines rejected go to libjpeg-turbo; the engines' part of the batch is done.
+void GpuExecutor::AfterEngines(const BatchPtr& b, const std::vector<int>& fallback, int engine_thread) {
   for (int i : fallback) {  // back to full-image coordinates, for libjpeg-turbo
     GpuSample& s = b->gpu[static_cast<size_t>(i)];
     s.route = DecodeRoute::kCpu;
@@ -407,6 +409,7 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->pinned_memory_held = pinned.in_use_bytes + pinned.cached_bytes + decoders_->pinned_held();
   for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
   s->engine_state_inits = decoders_->engine_state_inits();
+  s->engine_calls = decoders_->engine_calls();
   s->engine_busy_s = static_cast<double>(decoders_->engine_busy_ns() - engine_busy_base_ns_.load()) * 1e-9;
 }
 
