@@ -242,7 +242,11 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
     engine_jobs_.Push(EngineJob{b, std::move(hw)}, images);
     hw_pool_->Submit([this](int t) { DecodeOnEngines(engine_jobs_.Take(gather_), t); });
   } else if (!hw.empty()) {
-    hw_pool_->Submit([this, job = EngineJob{b, std::move(hw)}](int t) { DecodeOnEngines({job}, t); });
+    hw_pool_->Submit([this, job = EngineJob{b, std::move(hw)}](int t) mutable {
+      std::vector<EngineJob> one;
+      one.push_back(std::move(job));
+      DecodeOnEngines(std::move(one), t);
+    });
   }
   for (int i : cpu_side) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
   Done(b, 1);
