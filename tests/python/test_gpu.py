@@ -959,7 +959,8 @@ def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder)
     # SLUICE_ENGINE_GATHER (an experiment, off by default): an engine call may take the samples of
     # several queued batches. Each batch must come out bit for bit as with a call per batch (the
     # hardware route is reproducible), in fewer calls (batches of 6, all of them for the engines,
-    # 8 in flight: one call per batch without gathering).
+    # 8 in flight: one call per batch without gathering). The calls count the batches the loader
+    # read ahead into a third epoch too (up to 8): the same for both runs.
     code = (f"import hashlib, sluice, sluice.transforms as ST\n"
             f"loader = sluice.Loader({imagenet_folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip(), "
             f"ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)], batch_size=6, shuffle=True, seed=3, "
@@ -983,7 +984,8 @@ def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder)
     assert len(alone) == len(gathered) == 2 + batches
     assert int(alone[1]) == int(gathered[1]) == 6 * batches  # every sample on the engines
     assert gathered[2:] == alone[2:], "a batch differs when its engine calls gather other batches"
-    assert int(alone[0]) == batches and int(gathered[0]) < batches, (alone[0], gathered[0])
+    assert batches <= int(alone[0]) <= batches + batches // 2, alone[0]  # one call per batch
+    assert int(gathered[0]) < int(alone[0]), (alone[0], gathered[0])
 
 
 # --- 5. GPU memory ----------------------------------------------------------------------------

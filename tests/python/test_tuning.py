@@ -29,7 +29,11 @@ def test_a_slow_consumer_lets_the_tuner_give_up_threads(tmp_path):
     all_threads = loader.stats()["num_threads"]
     if all_threads < 2:
         pytest.skip("one CPU: no thread to give up")
-    _run(loader, 8, 0.04)  # 128 steps of 40 ms: the loader keeps up with one thread
+    # Steps of 40 ms: the loader keeps up with one thread. Each try (a quarter fewer) takes two
+    # windows, so 16 cores take longer to come down than 2: epochs until it settles, at most 60 s.
+    deadline = time.time() + 60
+    while not loader.stats()["tuning"]["settled"] and time.time() < deadline:
+        _run(loader, 1, 0.04)
     stats = loader.stats()
     assert stats["tuning"]["settled"], stats["tuning"]
     assert stats["num_threads"] < all_threads, stats["tuning"]
