@@ -22,8 +22,9 @@ a device sync) the tuner tunes the I/O threads and the prefetch, not the compute
 route scheduler splits the decoding): the sweep's --threads are I/O threads, default is 4 I/O
 threads and prefetch 2.
 Prints a table per dataset and consumer, then: tuned / default and tuned / best swept. With
---repeats R the rows run R times in interleaved rounds (so that a drift of the machine's speed
-touches every row alike); a row's rate is the median of its runs, shown with their range.
+--repeats R the rows run R times in interleaved rounds, each round starting one row later (so
+that a drift of the machine's speed, or a row's place in the round, touches every row alike); a
+row's rate is the median of its runs, shown with their range.
 """
 from __future__ import annotations
 
@@ -160,7 +161,9 @@ def main() -> None:
                   f"| row | images/s | {what} | prefetch |\n|---|---:|---:|---:|", flush=True)
             runs = {name: [] for name, _, _ in rows}
             for k in range(max(1, args.repeats)):
-                for name, t, p in rows:
+                # Each round starts one row later, so that no row always runs first (or after the
+                # same neighbour): a drift or a warm-up of the machine touches every row alike.
+                for name, t, p in rows[k % len(rows):] + rows[:k % len(rows)]:
                     runs[name].append(run_row(data, kind, t, p, args))
                     r = runs[name][-1]  # as it comes (a bench cut short still shows these)
                     print(f"  {name}, run {k + 1}: " + (r["error"] if "error" in r else
