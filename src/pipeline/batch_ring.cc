@@ -63,7 +63,7 @@ void BatchRing::StartEpoch(std::shared_ptr<const EpochSchedule> schedule, int64_
     Cancel();
   }
   work_->NewEpoch();
-  tuner_.Interrupt();
+  tuner_.Interrupt(NowNs());
   schedule_ = std::move(schedule);
   epoch_ = schedule_->epoch();
   next_out_ = first_batch;

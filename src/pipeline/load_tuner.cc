@@ -35,11 +35,9 @@ LoadTuner::Setting LoadTuner::Record(int64_t now_ns, int64_t waited_ns) {
     window_start_ns_ = last_ns_ = now_ns;
     return now_;
   }
-  if (interrupted_) {  // the gap since the last hand-out does not count
-    interrupted_ = false;
-    window_start_ns_ += now_ns - last_ns_;
-    last_ns_ = now_ns;
-    return now_;
+  if (interrupted_ns_ >= 0) {  // the consumer's time between epochs does not count
+    window_start_ns_ += std::max<int64_t>(0, interrupted_ns_ - last_ns_);
+    interrupted_ns_ = -1;
   }
   last_ns_ = now_ns;
   ++window_batches_;
@@ -170,9 +168,9 @@ void LoadTuner::Settle(std::string why, bool loader_bound) {
   restart_windows_ = 0;
 }
 
-void LoadTuner::Interrupt() {
+void LoadTuner::Interrupt(int64_t now_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  interrupted_ = window_start_ns_ >= 0;
+  if (window_start_ns_ >= 0) interrupted_ns_ = now_ns;
 }
 
 LoadTuner::Setting LoadTuner::setting() const {

@@ -17,7 +17,8 @@
 //   wait), and goes on down; the first try that fails is undone and it settles. The threads it
 //   leaves idle are cores for the training process.
 // - In between: it settles where it is.
-// The time between epochs (validation, checkpoints) is left out of the windows (Interrupt).
+// The time between epochs (validation, checkpoints) is left out of the windows (Interrupt); the
+// wait for the next epoch's first batch counts, as every other wait does.
 // Settled, it holds; kRestartWindows windows in a row with the consumer waiting more than
 // kLoaderBound, when it settled with it waiting less, start the search again from all threads.
 // Each decision and its reason are kept for stats (why()).
@@ -57,9 +58,10 @@ class LoadTuner {
   // setting to use from now on.
   Setting Record(int64_t now_ns, int64_t waited_ns);
 
-  // The flow of batches was interrupted (an epoch ended; the loop may validate or save between
-  // epochs): the time up to the next hand-out is left out of the window.
-  void Interrupt();
+  // The consumer asks for a new epoch at `now_ns` (between epochs the loop may validate or
+  // save): the time since the last hand-out is left out of the window, but not the wait from
+  // now_ns for the epoch's first batch (a loader that restarts slowly at each epoch pays there).
+  void Interrupt(int64_t now_ns);
 
   Setting setting() const;
   bool settled() const;
@@ -97,7 +99,7 @@ class LoadTuner {
   std::string why_ = "measuring";
   int64_t window_start_ns_ = -1, window_wait_ns_ = 0;
   int64_t last_ns_ = -1;               // the last hand-out
-  bool interrupted_ = false;
+  int64_t interrupted_ns_ = -1;         // when the consumer last asked for a new epoch, if since last_ns_
   bool settling_ = false;              // the setting changed: the next window is not measured
   int window_batches_ = 0;
 };
