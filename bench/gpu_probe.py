@@ -178,7 +178,7 @@ def child(data: str, config: dict, seconds: float) -> None:
     sink = torch.zeros((), device="cuda")
     placed = None
 
-    def batches():
+    def batches(loader):
         epoch = 0
         while True:
             loader.set_epoch(epoch)
@@ -186,7 +186,7 @@ def child(data: str, config: dict, seconds: float) -> None:
                 yield images
             epoch += 1
 
-    it = batches()
+    it = batches(loader)
     for _ in range(3):
         sink += next(it)[:, 0, 0, 0].float().sum()
     if config.get("affinity") == "split":  # the loader's threads exist once a batch came

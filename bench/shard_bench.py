@@ -39,10 +39,8 @@ from __future__ import annotations
 
 import argparse
 import glob
-import itertools
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys

@@ -16,7 +16,6 @@ sys.path.insert(0, PYTHON_DIR)
 # the address space or preload another malloc skip).
 SANITIZED = bool(os.environ.get("SLUICE_SANITIZED"))
 
-import sluice  # noqa: E402
 from sluice import datasets  # noqa: E402
 
 PIL = pytest.importorskip("PIL")

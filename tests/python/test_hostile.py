@@ -3,12 +3,10 @@ that are not UTF-8, folders that loop, values out of range. Each is a clear erro
 file or argument (or, with on_error="skip", a skipped sample), in bounded time and memory."""
 from __future__ import annotations
 
-import io
 import os
 import struct
 import zlib
 
-import numpy as np
 import pytest
 from PIL import Image
 

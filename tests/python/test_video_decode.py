@@ -5,7 +5,6 @@ B-frames, variable frame rate, a shifted start and odd sizes; RGB against the ma
 computed here in numpy; bad files with errors that name the file and the reason."""
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest

@@ -225,7 +225,7 @@ def test_seed_geometry_matches_torchvision():
         data = jpeg(160, 120, seed=index)
         resized = run_sample(data, SEED_GEOMETRY[:1])
         draws, geo = drawn(SEED_GEOMETRY, 160, 120, seed=4, index=index)
-        (ox, lx, fx), (oy, ly, fy) = geo[0]["warp"]["x"], geo[0]["warp"]["y"]
+        (ox, lx, fx), (oy, ly, _fy) = geo[0]["warp"]["x"], geo[0]["warp"]["y"]
         y = F.rotate(torch.from_numpy(np.array(resized)).permute(2, 0, 1), draws[0]["angle"], fill=[0, 0, 0])
         y = F.crop(y, oy, ox, ly, lx)
         if fx:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import collections
 import io
-import json
 import os
 import tarfile
 
