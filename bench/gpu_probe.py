@@ -26,7 +26,8 @@ share, held), SLUICE_ROUTE_WINDOW_MS (the shortest window auto measures a share 
 SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off), SLUICE_ENGINE_MAX_SIDE
 (the largest image side the engines take; 1024), SLUICE_ENGINE_GATHER (engine calls may take
 the samples of several queued batches, up to this many; 0: off), SLUICE_POOL_CAP (the device
-pool's cap as a multiple of the budget; 0: uncapped). The trace lines of
+pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS (the pools' sweep as an
+epoch starts at most once per this many ms; 0: every epoch). The trace lines of
 auto's windows are counted into a summary per row: share -> windows, mean img/s (engines busy).
 Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
 sluice-io, the rest) in cores.

@@ -13,6 +13,7 @@
 #include "codec/jpeg_cpu.h"
 #include "core/env_knob.h"
 #include "core/host_pool.h"
+#include "core/spaced.h"
 #include "core/thread_pool.h"
 #include "gpu/device.h"
 #include "gpu/pinned.h"
@@ -87,6 +88,8 @@ class GpuExecutor : public BatchWork {
   // An experiment, off until measured: SLUICE_ENGINE_GATHER (issue 21).
   int gather_ = 0;
   GatherQueue<EngineJob> engine_jobs_;
+  // The pools' sweep as an epoch starts: at most once per SLUICE_SWEEP_MS (an experiment, 0).
+  Spaced sweeps_{static_cast<int64_t>(EnvKnob("SLUICE_SWEEP_MS", 0) * 1e6)};
 
   std::shared_ptr<DevicePool> pool_;
   std::shared_ptr<HostPool> pinned_;
@@ -389,6 +392,7 @@ void GpuExecutor::Taken(RingBatch& batch) {
 
 void GpuExecutor::NewEpoch() {
   scheduler_->Interrupt();
+  if (!sweeps_.Due(NowNs())) return;
   host_->Sweep();
   pinned_->Sweep();
   decoders_->SweepPinned();
