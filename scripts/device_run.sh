@@ -13,7 +13,7 @@
 #   GPUs (GPUS), sluice against DALI and the DataLoader (SYSTEMS, ROUTE: one or more routes,
 #   JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs; then,
 #   with EPOCHS20 (GPU counts, e.g. "2 4"), 20 epochs of sluice `auto`, each checked
-#   (SCALING_MAIN=0: those only).
+#   (SCALING_MAIN=0: those only). SCALING_VARIANTS: one run per set of experiment knobs (below).
 #   videoscaling: bench/video_scaling.py on videobench's videos: sluice on NVDEC (whole epochs),
 #   then VS_SLOW (default dali,sluice-cpu; torchcodec needs its wheel) cut at VS_MAX_BATCHES
 #   (25) batches per rank. JOB_TIMEOUT (120 s): a job that hangs costs no more.
@@ -290,12 +290,19 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
   # other than sluice in the first only. ROUTE_GPUS_<route> overrides GPUS for one route.
   first=1
   [ "${SCALING_MAIN:-1}" = 1 ] || ROUTE=  # EPOCHS20 only
+  # SCALING_VARIANTS: experiment knobs, one run each ("base SLUICE_SWEEP_MS=10000
+  # SLUICE_ENGINE_GATHER=96,SLUICE_SWEEP_MS=10000": base is none; commas join several).
   for route in ${ROUTE-auto}; do
-    systems=${SYSTEMS:-sluice,dali,dataloader}; [ $first = 1 ] || systems=sluice; first=0
-    gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2,4}}
-    timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$gpus" \
-      --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-120}" ${SCALING_ARGS:-} \
-      --json "$OUT/scaling_$route.json" --logs "$OUT/logs_$route" 2>&1 | tee -a "$OUT/scaling.log" | grep -v "^    "
+    for variant in ${SCALING_VARIANTS:-base}; do
+      systems=${SYSTEMS:-sluice,dali,dataloader}; [ $first = 1 ] || systems=sluice; first=0
+      gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2,4}}
+      knobs=(); tag=; [ "$variant" = base ] || { IFS=, read -r -a knobs <<<"$variant"; tag=_${variant//[^A-Za-z0-9]/_}; }
+      [ -n "${SCALING_VARIANTS:-}" ] && echo "== $route, $variant" | tee -a "$OUT/scaling.log"
+      env "${knobs[@]}" timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$gpus" \
+        --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-120}" ${SCALING_ARGS:-} \
+        --json "$OUT/scaling_$route$tag.json" --logs "$OUT/logs_$route$tag" 2>&1 | tee -a "$OUT/scaling.log" |
+        grep -v "^    "
+    done
   done
   for g in ${EPOCHS20:-}; do
     timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$g" --systems sluice \
