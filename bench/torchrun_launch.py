@@ -175,7 +175,12 @@ def print_row(r: dict, unit: str) -> None:
           + (f"; {r['note']}" if "note" in r else ""), flush=True)
     if len(r["epochs"]) > 1:
         secs = [x["seconds"] for x in r["epochs"]]
-        print(f"    {len(secs)} epochs: {min(secs):.2f}-{max(secs):.2f} s", flush=True)
+        print(f"    {len(secs)} epochs: {min(secs):.2f}-{max(secs):.2f} s: {[round(x, 2) for x in secs]}", flush=True)
+        # nvJPEG states made so far, all ranks: making one holds the engines 0.1-0.2 s, and under
+        # DDP one rank's wait is every rank's (the epochs where this grows are the slow ones).
+        inits = [sum(a.get("engine_state_inits") or 0 for a in x.get("per_rank_after") or []) for x in r["epochs"]]
+        if any(inits):
+            print(f"    nvJPEG states initialized (all ranks) by the end of each epoch: {inits}", flush=True)
         after = [x["per_rank_after"][0] for x in r["epochs"] if x.get("per_rank_after")]
         mib = 2**20
         for key, what, unit in (("gpu_memory_in_use", "GPU memory in use (pending frees included), MiB", mib),
