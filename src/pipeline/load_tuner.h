@@ -99,7 +99,7 @@ class LoadTuner {
   std::string why_ = "measuring";
   int64_t window_start_ns_ = -1, window_wait_ns_ = 0;
   int64_t last_ns_ = -1;               // the last hand-out
-  int64_t interrupted_ns_ = -1;         // when the consumer last asked for a new epoch, if since last_ns_
+  int64_t interrupted_ns_ = -1;        // a new epoch asked for since last_ns_: when; else -1
   bool settling_ = false;              // the setting changed: the next window is not measured
   int window_batches_ = 0;
 };
