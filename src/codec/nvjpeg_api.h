@@ -24,6 +24,7 @@ namespace sluice {
   X(nvjpegJpegStateCreate) \
   X(nvjpegJpegStateDestroy) \
   X(nvjpegDecodeBatchedInitialize) \
+  X(nvjpegDecodeBatchedPreAllocate) \
   X(nvjpegDecodeBatchedEx) \
   X(nvjpegJpegStreamCreate) \
   X(nvjpegJpegStreamDestroy) \
