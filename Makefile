@@ -52,7 +52,8 @@ asan: deps
 
 # The tests of what runs on several threads: the thread pool, the loader's drive lock, the host
 # pool, the reader, the batch ring, the CPU loader (executor, lifecycle and close races), the
-# route scheduler, the memory cache, and streamed shards (the session, the disk cache, pipes).
+# route scheduler, the engines' gather queue, the memory cache, and streamed shards (the session,
+# the disk cache, pipes).
 TSAN_TESTS = ThreadPool|TimedMutex|HostPool|Reader|BatchRing|Loader|RouteScheduler|GatherQueue|MemoryCache|StreamSession|ShardDiskCache|PipeInput
 
 tsan: deps
