@@ -1,10 +1,10 @@
 """The loader's tuner against today's defaults and a hand sweep (issue 19), CPU or GPU path.
 
 For each dataset and consumer, rows each in their own process, same files:
-  default        num_threads = all of this process's CPUs, prefetch 2, both given (no tuner):
-                 what a loader ran with before the tuner
+  default        num_threads = all of this process's CPUs, prefetch 2 and 2 I/O threads, all given
+                 (no tuner): what a loader ran with before the tuner
   tuned          nothing given: the tuner chooses (timed once it has settled, at most --settle s)
-  T threads, prefetch P   the sweep (--threads x --prefetch), given
+  T threads, prefetch P   the sweep (--threads x --prefetch), given (with 2 I/O threads)
 The rate is the training loop's: batches taken per second, times the batch size (images/s),
 with the consumer's step in the loop. Consumers:
   none           the loop takes batches and does nothing (the loader is the bottleneck)
@@ -64,12 +64,17 @@ def consumer_step(kind: str):
     raise SystemExit(f"unknown consumer {kind!r}")
 
 
+CPU_IO_THREADS = 2  # the CPU path's I/O threads before the tuner (src/pipeline/resolve_options.cc)
+
+
 def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, settle: float, batch: int,
           device: str, warmup: float) -> dict:
     import sluice
     import sluice.transforms as T
     cuda = device == "cuda"
     kw = {} if threads <= 0 else {"io_threads" if cuda else "num_threads": threads, "prefetch": prefetch}
+    if kw and not cuda:
+        kw["io_threads"] = CPU_IO_THREADS  # given too: nothing of these rows is tuned
     if cuda:
         kw.update(device="cuda", dtype="float16", output="torch")
     loader = sluice.Loader(data, [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
