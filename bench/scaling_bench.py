@@ -97,10 +97,11 @@ def sluice_system(args, rank: Rank) -> System:
             out["engine_busy_share"] = round(st["engine_busy_seconds"] / st["wall_seconds"], 3)  # the loader's life
         return out
 
-    def after_epoch() -> dict:  # the GPU memory held, epoch by epoch (issue 21: it climbed under torchrun)
+    def after_epoch() -> dict:  # the GPU memory held and the routes taken so far, epoch by epoch (issue 21)
         st = loader.stats()
         keys = ("gpu_memory_in_use", "gpu_memory_reserved", "gpu_memory_reserved_nvjpeg", "gpu_memory_allocated",
-                "gpu_memory_allocated_nvjpeg", "gpu_memory_peak", "gpu_pool_overflows", "engine_state_inits")
+                "gpu_memory_allocated_nvjpeg", "gpu_memory_peak", "gpu_pool_overflows", "engine_state_inits",
+                "route_samples")
         return {key: st[key] for key in keys if key in st}
 
     prefetch = f", prefetch {args.prefetch}" if args.prefetch else ""

@@ -159,6 +159,26 @@ def machine_info(device: str) -> dict:
             "machine": platform.node(), "python": platform.python_version(), "torch": torch.__version__}
 
 
+def cpu_shares(epochs: list) -> list:
+    """Each rank's share of images decoded off the engines in each timed epoch (from the loader's
+    running route counts after each epoch; the first epoch against the counts before it are not
+    known, so it starts with the second): under DDP a rank cannot tell from its own pace whether
+    its CPU share helps, and ranks may settle on different shares."""
+    counts = [x.get("per_rank_after") or [] for x in epochs]
+    if len(counts) < 2 or not all(len(c) == len(counts[0]) and all("route_samples" in a for a in c) for c in counts):
+        return []
+    out = []
+    for rank in range(len(counts[0])):
+        row = []
+        for before, after in zip(counts, counts[1:]):
+            b, a = before[rank]["route_samples"], after[rank]["route_samples"]
+            done = {route: a[route] - b.get(route, 0) for route in a}
+            total = sum(done.values())
+            row.append(round(1 - done.get("hardware", 0) / total, 2) if total else None)
+        out.append(row)
+    return out
+
+
 def print_row(r: dict, unit: str) -> None:
     if "error" in r:
         print(f"  {r['system']} x {r['gpus']}: {r['error']}\n    " + r.get("stderr_tail", "").replace("\n", "\n    "),
@@ -181,6 +201,9 @@ def print_row(r: dict, unit: str) -> None:
         inits = [sum(a.get("engine_state_inits") or 0 for a in x.get("per_rank_after") or []) for x in r["epochs"]]
         if any(inits):
             print(f"    nvJPEG states initialized (all ranks) by the end of each epoch: {inits}", flush=True)
+        shares = cpu_shares(r["epochs"])
+        if shares:
+            print(f"    share of each rank's images decoded off the engines, epoch by epoch: {shares}", flush=True)
         after = [x["per_rank_after"][0] for x in r["epochs"] if x.get("per_rank_after")]
         mib = 2**20
         for key, what, unit in (("gpu_memory_in_use", "GPU memory in use (pending frees included), MiB", mib),
