@@ -159,11 +159,11 @@ def machine_info(device: str) -> dict:
             "machine": platform.node(), "python": platform.python_version(), "torch": torch.__version__}
 
 
-def cpu_shares(epochs: list) -> list:
-    """Each rank's share of images decoded off the engines in each timed epoch (from the loader's
-    running route counts after each epoch; the first epoch against the counts before it are not
-    known, so it starts with the second): under DDP a rank cannot tell from its own pace whether
-    its CPU share helps, and ranks may settle on different shares."""
+def off_engine_shares(epochs: list) -> list:
+    """Each rank's share of images decoded off the engines in each timed epoch but the first (from
+    the loader's running route counts after each epoch; those before the first timed epoch are
+    not kept): under DDP a rank cannot tell from its own pace whether its CPU share helps, and
+    ranks may settle on different shares."""
     counts = [x.get("per_rank_after") or [] for x in epochs]
     if len(counts) < 2 or not all(len(c) == len(counts[0]) and all("route_samples" in a for a in c) for c in counts):
         return []
@@ -201,7 +201,7 @@ def print_row(r: dict, unit: str) -> None:
         inits = [sum(a.get("engine_state_inits") or 0 for a in x.get("per_rank_after") or []) for x in r["epochs"]]
         if any(inits):
             print(f"    nvJPEG states initialized (all ranks) by the end of each epoch: {inits}", flush=True)
-        shares = cpu_shares(r["epochs"])
+        shares = off_engine_shares(r["epochs"])
         if shares:
             print(f"    share of each rank's images decoded off the engines, epoch by epoch: {shares}", flush=True)
         after = [x["per_rank_after"][0] for x in r["epochs"] if x.get("per_rank_after")]

@@ -21,7 +21,8 @@ With --device cuda (consumers none and sleep:MS; batches float16 on the GPU, the
 a device sync) the tuner tunes the I/O threads and the prefetch, not the compute threads (the
 route scheduler splits the decoding): the sweep's --threads are I/O threads, default is 4 I/O
 threads and prefetch 2.
-Prints a table per dataset and consumer, then: tuned / default and tuned / best swept. With
+Prints a table per dataset and consumer, then: tuned / default and tuned / best swept (with
+several rounds also round by round: the median of the ratios of runs in one round). With
 --repeats R the rows run R times in interleaved rounds, each round starting one row later (so
 that a drift of the machine's speed, or a row's place in the round, touches every row alike); a
 row's rate is the median of its runs, shown with their range.
@@ -133,6 +134,30 @@ def median_row(runs: list[dict]) -> dict:
     return mid
 
 
+def paired(a: list[dict], b: list[dict]) -> list[float]:
+    """a's rate over b's, round by round (the runs of one round ran back to back), where both ran."""
+    return sorted(x["images_per_s"] / y["images_per_s"] for x, y in zip(a, b) if "error" not in x and "error" not in y)
+
+
+def print_ratios(table: dict, runs: dict) -> None:
+    """tuned / default and tuned / the best swept row: of the medians, and with several rounds
+    also the median of the ratios round by round, with their range (a drift of the machine
+    between rounds then counts less)."""
+    ok = {k: v for k, v in table.items() if "error" not in v}
+    swept = {k: v for k, v in ok.items() if k not in ("default", "tuned")}
+    if not ("tuned" in ok and "default" in ok and swept):
+        return
+    best = max(swept, key=lambda k: swept[k]["images_per_s"])
+    tuned = ok["tuned"]["images_per_s"]
+    print(f"\ntuned / default {tuned / ok['default']['images_per_s']:.2f}x; tuned / best swept "
+          f"({best}) {tuned / swept[best]['images_per_s']:.2f}x; tuner: {ok['tuned']['tuning']['why']}")
+    for other in ("default", best):
+        ratios = paired(runs["tuned"], runs[other])
+        if len(ratios) > 1:
+            print(f"  round by round, tuned / {other}: median {ratios[(len(ratios) - 1) // 2]:.2f}x "
+                  f"({ratios[0]:.2f}-{ratios[-1]:.2f}x over {len(ratios)} rounds)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", nargs="+")
@@ -182,13 +207,9 @@ def main() -> None:
                     spread = f" ({r['low']:,.0f}-{r['high']:,.0f})" if len(runs[name]) > 1 else ""
                     print(f"| {name} | {r['images_per_s']:,.0f}{spread} | {r['threads']} | {r['prefetch']} |",
                           flush=True)
-            ok = {k: v for k, v in table.items() if "error" not in v}
-            swept = {k: v for k, v in ok.items() if k not in ("default", "tuned")}
-            if "tuned" in ok and "default" in ok and swept:
-                best = max(swept, key=lambda k: swept[k]["images_per_s"])
-                tuned = ok["tuned"]["images_per_s"]
-                print(f"\ntuned / default {tuned / ok['default']['images_per_s']:.2f}x; tuned / best swept "
-                      f"({best}) {tuned / swept[best]['images_per_s']:.2f}x; tuner: {ok['tuned']['tuning']['why']}")
+            print_ratios(table, runs)
+            for name, r in table.items():  # every run's rate, in round order
+                r["runs_images_per_s"] = [x.get("images_per_s") for x in runs[name]]
             results.append({"data": data, "consumer": kind, "cpus": cpus, "device": args.device, "rows": table})
     if args.json:
         with open(args.json, "w") as f:

@@ -14,6 +14,7 @@
 #   JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs; then,
 #   with EPOCHS20 (GPU counts, e.g. "2 4"), 20 epochs of sluice `auto`, each checked
 #   (SCALING_MAIN=0: those only). SCALING_VARIANTS: one run per set of experiment knobs (below).
+#   scalingfree: scaling's 1-GPU job alone, then one per GPU at once (no NCCL; see below).
 #   videoscaling: bench/video_scaling.py on videobench's videos: sluice on NVDEC (whole epochs),
 #   then VS_SLOW (default dali,sluice-cpu; torchcodec needs its wheel) cut at VS_MAX_BATCHES
 #   (25) batches per rank. JOB_TIMEOUT (120 s): a job that hangs costs no more.
@@ -50,7 +51,7 @@ nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 # Builds the tree in $1 (this one, or OLD) into $1/$2 with 16 cores; logs to $OUT/build_<name>.log.
 build_tree() {
   local tree=$1 dir=$2 type=$3 name=$4 t0; t0=$(date +%s)
-  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = tunebench ] || [ "$what" = doctor ] ||
+  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = scalingfree ] || [ "$what" = tunebench ] || [ "$what" = doctor ] ||
     [ -n "${CORE_ONLY:-}" ]; } && target=(--target _core)
   (cd "$tree" &&
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON \
@@ -279,7 +280,7 @@ if [ "$what" = augbench ]; then
     --timeout "${ROW_TIMEOUT:-90}" ${AUGBENCH_ARGS:-} --json "$OUT/augment.json" 2>&1 | tee -a "$OUT/augbench.log"
   exit 0
 fi
-if [ "$what" = multigpu ] || [ "$what" = scaling ] || [ "$what" = videoscaling ]; then
+if [ "$what" = multigpu ] || [ "$what" = scaling ] || [ "$what" = videoscaling ] || [ "$what" = scalingfree ]; then
   export PYTHONPATH=$PYTHONPATH:/tmp/peer-site LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
 fi
 if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
@@ -310,6 +311,24 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
       tee -a "$OUT/scaling.log" | grep -E "^  |exactly"
   done
   printf '%s\n' "${summary[@]}"
+  exit 0
+fi
+# scalingfree (issue 21: where a rank's rate goes under torchrun): scaling_bench's 1-GPU job
+# alone, then FREE_GPUS (4) of them at once, one per GPU (CUDA_VISIBLE_DEVICES), each on the
+# whole set with the host's CPUs / FREE_GPUS threads: the same loop and epochs as the G-GPU job
+# but no NCCL and no rank waiting for another. ROUTE (hardware), SCALING_ARGS as for scaling.
+if [ "$what" = scalingfree ]; then
+  prepare_done; make_voc
+  g=${FREE_GPUS:-4} threads=$(( $(nproc) / ${FREE_GPUS:-4} ))
+  free_job() {  # $1: the GPU, $2: a name
+    CUDA_VISIBLE_DEVICES=$1 timeout "${SCALING_TIMEOUT:-300}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus 1 \
+      --systems sluice --decode-route "${ROUTE:-hardware}" --threads "$threads" --timeout "${JOB_TIMEOUT:-150}" \
+      ${SCALING_ARGS:-} --json "$OUT/free_$2.json" --logs "$OUT/logs_free_$2" >"$OUT/free_$2.log" 2>&1
+  }
+  free_job 0 alone
+  for i in $(seq 0 $((g - 1))); do free_job "$i" "of${g}_gpu$i" & done
+  wait
+  for f in "$OUT"/free_*.log; do grep -E "^  sluice" "$f" | cut -c1-160 | sed "s|^|$(basename "$f" .log) |"; done
   exit 0
 fi
 if [ "$what" = videoscaling ]; then

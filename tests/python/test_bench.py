@@ -82,3 +82,15 @@ def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch)
     assert r["engine_busy_share"] == pytest.approx(0.75)
     line = gpu_bench.ratio_line("d", [{"row": "sluice GPU auto", **r}])
     assert "engines busy: sluice GPU auto 75%" in line, line
+
+
+def test_tune_bench_pairs_runs_by_round_and_takes_medians(monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    from tune_bench import median_row, paired
+
+    tuned = [{"images_per_s": 90.0}, {"images_per_s": 110.0}, {"error": "timed out"}, {"images_per_s": 100.0}]
+    default = [{"images_per_s": 100.0}, {"images_per_s": 100.0}, {"images_per_s": 120.0}, {"images_per_s": 80.0}]
+    # Round 3 failed for tuned and is left out; the others pair round by round, sorted.
+    assert paired(tuned, default) == [0.9, 1.1, 1.25]
+    m = median_row(tuned)
+    assert (m["images_per_s"], m["low"], m["high"], m["runs"]) == (100.0, 90.0, 110.0, 3)

@@ -16,7 +16,7 @@ from sluice import datasets
 pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from torchrun_jobs import exactly_once  # noqa: E402
-from torchrun_launch import cpu_shares, rank_args  # noqa: E402
+from torchrun_launch import off_engine_shares, rank_args  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PYTHON_DIR, os.environ.get("PYTHONPATH")])))
 
@@ -35,9 +35,9 @@ def test_each_ranks_share_off_the_engines_comes_from_its_counts_between_epochs()
     # Rank 0: 10 images on the engines and 10 on the CPU in epoch 2, then 20 and 0 in epoch 3;
     # rank 1: 10 on the hybrid decoder only, then 5 on each of the engines and the CPU.
     epochs = [after((10, 0, 0), (8, 0, 2)), after((20, 0, 10), (8, 10, 2)), after((40, 0, 10), (13, 10, 7))]
-    assert cpu_shares(epochs) == [[0.5, 0.0], [1.0, 0.5]]
-    assert cpu_shares(epochs[:1]) == []  # one epoch: nothing between epochs
-    assert cpu_shares([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # the CPU path: no routes
+    assert off_engine_shares(epochs) == [[0.5, 0.0], [1.0, 0.5]]
+    assert off_engine_shares(epochs[:1]) == []  # one epoch: nothing between epochs
+    assert off_engine_shares([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # the CPU path: no routes
 
 
 def test_the_ranks_get_no_option_torchrun_would_take():
