@@ -57,4 +57,27 @@ void ReleaseBatch(GpuBatch* b, DevicePool* pool) {
   }
 }
 
+void HandOverOutput(const GpuBatch& b, const std::vector<int>& kept, const Plan& plan, const LoaderOptions& options,
+                    Batch* out) {
+  auto sync = std::make_shared<BatchSync>(b.output);
+  std::shared_ptr<void> owner(b.output, b.output->data);
+  const int64_t n = static_cast<int64_t>(kept.size());
+  const bool nchw = options.layout == Layout::kNCHW;
+  if (plan.fixed_size()) {
+    const int64_t H = plan.out_height(), W = plan.out_width();
+    std::vector<int64_t> shape = nchw ? std::vector<int64_t>{n, 3, H, W} : std::vector<int64_t>{n, H, W, 3};
+    out->images = Tensor(owner, b.output->data, std::move(shape), options.dtype, options.device, sync);
+    return;
+  }
+  std::vector<Tensor> list;
+  for (int i : kept) {
+    const GpuSample& s = b.gpu[static_cast<size_t>(i)];
+    const int64_t h = s.desc.out_h, w = s.desc.out_w;
+    list.emplace_back(owner, static_cast<uint8_t*>(b.output->data) + s.out_off,
+                      nchw ? std::vector<int64_t>{3, h, w} : std::vector<int64_t>{h, w, 3}, options.dtype,
+                      options.device, sync);
+  }
+  out->image_list = TensorList(std::move(list));
+}
+
 }  // namespace sluice

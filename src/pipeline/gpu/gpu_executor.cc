@@ -357,25 +357,7 @@ void GpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch
   cudaSetDevice(options_.device.index);
   for (int i : kept)  // counted as handed out: batches read ahead into the next epoch are not yet
     route_samples_[RouteIndex(b.gpu[static_cast<size_t>(i)].route)].fetch_add(1, std::memory_order_relaxed);
-  auto sync = std::make_shared<BatchSync>(b.output);
-  std::shared_ptr<void> owner(b.output, b.output->data);
-  const int64_t n = static_cast<int64_t>(kept.size());
-  const bool nchw = options_.layout == Layout::kNCHW;
-  if (plan_.fixed_size()) {
-    const int64_t H = plan_.out_height(), W = plan_.out_width();
-    std::vector<int64_t> shape = nchw ? std::vector<int64_t>{n, 3, H, W} : std::vector<int64_t>{n, H, W, 3};
-    out->images = Tensor(owner, b.output->data, std::move(shape), options_.dtype, options_.device, sync);
-    return;
-  }
-  std::vector<Tensor> list;
-  for (int i : kept) {
-    const GpuSample& s = b.gpu[static_cast<size_t>(i)];
-    const int64_t h = s.desc.out_h, w = s.desc.out_w;
-    list.emplace_back(owner, static_cast<uint8_t*>(b.output->data) + s.out_off,
-                      nchw ? std::vector<int64_t>{3, h, w} : std::vector<int64_t>{h, w, 3}, options_.dtype,
-                      options_.device, sync);
-  }
-  out->image_list = TensorList(std::move(list));
+  HandOverOutput(b, kept, plan_, options_, out);
 }
 
 std::string GpuExecutor::Describe(const RingBatch& batch) const {
