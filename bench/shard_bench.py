@@ -15,7 +15,7 @@ Preparation (in this process, before the rows): DATA (an ImageFolder tree from
 Rows:
   sluice GPU|CPU files             sluice.Loader(DATA): the image folder.
   sluice GPU|CPU shards            sluice.WebDataset(SHARDS/shard-*.tar): indexed, read by offset.
-  sluice GPU shards streamed       the same shards with mode="stream" (start to end, lanes 4,
+  sluice GPU|CPU shards streamed   the same shards with mode="stream" (start to end, lanes 4,
                                    shuffle_buffer 1000).
   sluice GPU|CPU HTTP              sluice.WebDataset("http://127.0.0.1:PORT/shard-{...}.tar"),
                                    counts from the manifest the server also serves.
@@ -166,6 +166,7 @@ ROWS = {
     "sluice GPU files cache=memory": memory_cache_row,
     "sluice CPU files": measured(sluice_row("files", "CPU")),
     "sluice CPU shards": measured(sluice_row("shards", "CPU")),
+    "sluice CPU shards streamed": measured(sluice_row("streamed", "CPU")),
     "sluice CPU HTTP": measured(sluice_row("http", "CPU")),
     "DataLoader webdataset local (16 workers)": measured(webdataset_row("local")),
     "DataLoader webdataset HTTP (16 workers)": measured(webdataset_row("http")),
@@ -339,7 +340,8 @@ def main() -> int:
     rate = {r["row"]: r["images_per_s"] for r in results["rows"] if "images_per_s" in r}
     lines = []
     for a, b in (("sluice GPU shards", "sluice GPU files"), ("sluice GPU HTTP", "sluice GPU shards"),
-                 ("sluice GPU HTTP", "sluice GPU shards streamed")):
+                 ("sluice GPU HTTP", "sluice GPU shards streamed"), ("sluice CPU HTTP", "sluice CPU shards"),
+                 ("sluice CPU HTTP", "sluice CPU shards streamed")):
         if a in rate and b in rate:
             lines.append(f"{a} / {b} = {rate[a] / rate[b]:.2f}")
     dali = {n: v for n, v in rate.items() if n.startswith("DALI")}
