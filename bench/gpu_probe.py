@@ -27,9 +27,7 @@ SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off), SLUIC
 (the largest image side the engines take; 1024), SLUICE_ENGINE_GATHER (engine calls may take
 the samples of several queued batches, up to this many; 0: off), SLUICE_POOL_CAP (the device
 pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS (the pools' sweep as an
-epoch starts at most once per this many ms; 0: every epoch), SLUICE_ENGINE_PREALLOCATE (1: the
-engines' nvJPEG states on nvJPEG's memory pool; 2: that and one state for every call size). The
-trace lines of
+epoch starts at most once per this many ms; 0: every epoch). The trace lines of
 auto's windows are counted into a summary per row: share -> windows, mean img/s (engines busy).
 Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
 sluice-io, the rest) in cores.

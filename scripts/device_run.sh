@@ -319,7 +319,7 @@ fi
 # but no NCCL and no rank waiting for another. ROUTE (hardware), SCALING_ARGS as for scaling.
 if [ "$what" = scalingfree ]; then
   prepare_done; make_voc
-  g=${FREE_GPUS:-4} threads=$(( $(nproc) / ${FREE_GPUS:-4} ))
+  g=${FREE_GPUS:-4}; threads=$(( $(nproc) / g ))
   free_job() {  # $1: the GPU, $2: a name
     CUDA_VISIBLE_DEVICES=$1 timeout "${SCALING_TIMEOUT:-300}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus 1 \
       --systems sluice --decode-route "${ROUTE:-hardware}" --threads "$threads" --timeout "${JOB_TIMEOUT:-150}" \

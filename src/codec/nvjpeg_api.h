@@ -24,7 +24,6 @@ namespace sluice {
   X(nvjpegJpegStateCreate) \
   X(nvjpegJpegStateDestroy) \
   X(nvjpegDecodeBatchedInitialize) \
-  X(nvjpegDecodeBatchedPreAllocate) \
   X(nvjpegDecodeBatchedEx) \
   X(nvjpegJpegStreamCreate) \
   X(nvjpegJpegStreamDestroy) \

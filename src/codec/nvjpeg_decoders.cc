@@ -61,9 +61,6 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::AddState() {
   SizedState fresh;
   SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegJpegStateCreate(ctx_->hardware_handle(), &fresh.state));
   states_.push_back(fresh);  // reserved for kMaxStates: pointers to the others stay valid
-  if (preallocate_ > 0)  // nvImageCodec's hints: one image of 1 x 1 (the pool then grows)
-    SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegDecodeBatchedPreAllocate(
-        ctx_->hardware_handle(), fresh.state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
   return &states_.back();
 }
 
@@ -77,14 +74,6 @@ Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
 }
 
 Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n) {
-  if (preallocate_ == 2) {  // one state, initialized again for each new call size
-    SizedState* one = states_.empty() ? nullptr : &states_.front();
-    if (one == nullptr) {
-      SLUICE_ASSIGN_OR_RETURN(one, AddState());
-    }
-    if (one->size != n || one->stale) SLUICE_RETURN_IF_ERROR(Initialize(one, n));
-    return one;
-  }
   const bool full = static_cast<int>(states_.size()) >= kMaxStates;
   SizedState* pick = nullptr;
   for (SizedState& s : states_)

@@ -101,13 +101,6 @@ class NvjpegHardwareDecoder {
   // ResourceExhausted when kMaxStates states exist.
   Status Reserve(int n);
 
-  // An experiment (issue 21: SLUICE_ENGINE_PREALLOCATE), set before the first call. 1: each state
-  // is made with nvjpegDecodeBatchedPreAllocate, which gives the engines' buffers nvJPEG's memory
-  // pool (nvImageCodec does so for every hardware decoder, for "over 20%" in 8-GPU training);
-  // 2: that, and one state only, initialized again whenever the call size changes (no pads and
-  // no other states: nvImageCodec's way). 0, the default: neither.
-  void set_preallocate(int mode) { preallocate_ = mode; }
-
   // Each state holds nvJPEG's buffers for its size.
   static constexpr int kMaxStates = 8;
   // A call of n images may be padded by up to max(n, kMaxPads) images.
@@ -145,7 +138,6 @@ class NvjpegHardwareDecoder {
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
   std::vector<nvjpegDecodeParams_t> params_;
   int width_ = 0;
-  int preallocate_ = 0;  // set_preallocate
 };
 
 class NvjpegHybridDecoder {

@@ -201,22 +201,6 @@ TEST_F(NvjpegTest, HardwareStatesCanBeReservedAhead) {
   EXPECT_EQ(d.state_initializations(), inits);
 }
 
-// SLUICE_ENGINE_PREALLOCATE (an experiment, nvjpeg_decoders.h): states made on nvJPEG's memory
-// pool give each image its pixels; in mode 2 one state serves every call size, initialized again
-// at each change of size instead of padded.
-TEST_F(NvjpegTest, HardwarePreallocatedStatesGiveThePixels) {
-  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
-  for (int mode : {1, 2}) {
-    auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), 32, kMaxSide);
-    ASSERT_TRUE(hw.ok()) << hw.status().ToString();
-    NvjpegHardwareDecoder& d = **hw;
-    d.set_preallocate(mode);
-    for (int n : {6, 2, 8, 6}) CheckRoute(/*hardware=*/true, false, &d, n);
-    // Mode 1 as without it: 6, 2 padded into the 6's, 8 its own. Mode 2: one state, 4 sizes.
-    EXPECT_EQ(d.state_initializations(), mode == 1 ? 2 : 4) << "mode " << mode;
-  }
-}
-
 TEST_F(NvjpegTest, HardwareDecoderNeedsAPositiveMaxSide) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
   EXPECT_EQ(NvjpegHardwareDecoder::Create(ctx_.get(), 32, 0).status().code(), StatusCode::kInvalidArgument);

@@ -27,8 +27,6 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
       if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");
       break;
     }
-    static const int preallocate = static_cast<int>(EnvKnob("SLUICE_ENGINE_PREALLOCATE", 0));
-    (*hw)->set_preallocate(preallocate);  // an experiment (nvjpeg_decoders.h)
     // Probes: states for more call sizes than the loader makes (do several states slow calls?).
     static const std::vector<int> reserved = EnvKnobInts("SLUICE_ENGINE_STATES");
     for (int n : reserved) SLUICE_RETURN_IF_ERROR((*hw)->Reserve(n).WithPrefix("SLUICE_ENGINE_STATES"));
