@@ -5,6 +5,7 @@ set(SLUICE_SOURCES
   src/core/types.cc
   src/core/tensor.cc
   src/core/thread_pool.cc
+  src/core/cpu_set.cc
   src/core/host_pool.cc
   src/core/file_util.cc
   src/core/cache_entry.cc

@@ -57,6 +57,7 @@ struct LoaderStats {
   int64_t route_samples[kNumRoutes] = {0, 0, 0};  // samples handed out, by decode route (kRoutes order)
   int64_t engine_state_inits = 0;   // nvJPEG engine states initialized (per call size; since creation)
   int64_t engine_calls = 0;         // nvJPEG calls on the engines (since creation)
+  int gpu_local_cpus = 0;           // the CPUs near the GPU the loader's threads are kept on; 0: not kept
   double engine_busy_s = 0;         // time the JPEG engines decoded for this loader (its calls take
                                     // turns, so at most wall_s): engine_busy_s / wall_s is their busy share
   // The memory cache (LoaderOptions::memory_cache_bytes > 0): reads served from it and not.

@@ -33,6 +33,26 @@ std::shared_ptr<const Source> MakeSource(const nb::handle& source) {
   return Unwrap(Source::FromList(std::move(samples)));
 }
 
+// The GPU path's figures: its memory, routes and engines.
+void AddGpuStats(nb::dict& d, const LoaderStats& s) {
+  d["gpu_memory_in_use"] = s.gpu_memory_in_use;
+  d["gpu_memory_peak"] = s.gpu_memory_peak;
+  d["gpu_memory_reserved"] = s.gpu_memory_reserved;
+  d["gpu_memory_reserved_nvjpeg"] = s.gpu_memory_reserved_nvjpeg;
+  d["gpu_memory_allocated"] = s.gpu_memory_allocated;
+  d["gpu_memory_allocated_nvjpeg"] = s.gpu_memory_allocated_nvjpeg;
+  d["gpu_pool_overflows"] = s.gpu_pool_overflows;
+  d["pinned_memory_peak"] = s.pinned_memory_peak;
+  d["pinned_memory_held"] = s.pinned_memory_held;
+  nb::dict routes;
+  for (int r = 0; r < kNumRoutes; ++r) routes[DecodeRouteName(kRoutes[r])] = s.route_samples[r];
+  d["route_samples"] = routes;
+  d["engine_busy_seconds"] = s.engine_busy_s;
+  d["engine_state_inits"] = s.engine_state_inits;
+  d["engine_calls"] = s.engine_calls;
+  d["gpu_local_cpus"] = s.gpu_local_cpus;
+}
+
 nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
   nb::dict d;
   d["samples"] = s.samples;
@@ -83,23 +103,7 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
     disk["budget"] = s.disk_cache_budget;
     d["disk_cache"] = disk;
   }
-  if (gpu) {
-    d["gpu_memory_in_use"] = s.gpu_memory_in_use;
-    d["gpu_memory_peak"] = s.gpu_memory_peak;
-    d["gpu_memory_reserved"] = s.gpu_memory_reserved;
-    d["gpu_memory_reserved_nvjpeg"] = s.gpu_memory_reserved_nvjpeg;
-    d["gpu_memory_allocated"] = s.gpu_memory_allocated;
-    d["gpu_memory_allocated_nvjpeg"] = s.gpu_memory_allocated_nvjpeg;
-    d["gpu_pool_overflows"] = s.gpu_pool_overflows;
-    d["pinned_memory_peak"] = s.pinned_memory_peak;
-    d["pinned_memory_held"] = s.pinned_memory_held;
-    nb::dict routes;
-    for (int r = 0; r < kNumRoutes; ++r) routes[DecodeRouteName(kRoutes[r])] = s.route_samples[r];
-    d["route_samples"] = routes;
-    d["engine_busy_seconds"] = s.engine_busy_s;
-    d["engine_state_inits"] = s.engine_state_inits;
-    d["engine_calls"] = s.engine_calls;
-  }
+  if (gpu) AddGpuStats(d, s);
   d["skipped_count"] = s.skipped_count;
   nb::list skipped;
   for (const SkippedSample& k : s.skipped) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <system_error>
 
+#include "core/cpu_set.h"
 #include "sluice/status.h"
 
 namespace sluice {
@@ -72,6 +73,12 @@ bool ThreadPool::OnWorkerThread() const {
   for (const std::thread& t : workers_)
     if (t.get_id() == self) return true;
   return false;
+}
+
+bool ThreadPool::PinTo(const std::vector<int>& cpus) {
+  bool all = true;
+  for (std::thread& t : workers_) all = PinThread(t.native_handle(), cpus) && all;
+  return all;
 }
 
 void ThreadPool::WorkerLoop(int index) {

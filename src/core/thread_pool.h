@@ -42,6 +42,9 @@ class ThreadPool {
   int active() const;
   // Whether the calling thread is one of this pool's workers.
   bool OnWorkerThread() const;
+  // Keeps every worker on `cpus` from now on (core/cpu_set.h); false when the system refused
+  // one. REQUIRES: cpus not empty.
+  bool PinTo(const std::vector<int>& cpus);
 
   // Number of CPUs this process may run on (sched affinity), at least 1.
   static int AvailableCpus();

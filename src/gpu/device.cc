@@ -2,6 +2,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cctype>
+#include <fstream>
+#include <string>
+
+#include "core/cpu_set.h"
+
 namespace sluice {
 
 bool BuiltWithCuda() { return true; }
@@ -33,6 +39,24 @@ Status CheckCudaDevice(int index) {
     return FailedPrecondition("device='cuda:", index, "' (", prop.name, ", compute capability ",
                               prop.major, ".", prop.minor, ") is too old: sluice needs 7.0 or newer");
   return Status::OK();
+}
+
+std::vector<int> GpuLocalCpus(int index, int min_cpus) {
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), index) != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  std::string id(bus);
+  for (char& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (const size_t colon = id.find(':'); colon > 4 && colon != std::string::npos) id.erase(0, colon - 4);  // sysfs: a 4-digit domain
+  std::ifstream file("/sys/bus/pci/devices/" + id + "/local_cpulist");
+  std::string list;
+  if (!std::getline(file, list)) return {};
+  const std::vector<int> mine = ProcessCpus();
+  std::vector<int> near = IntersectCpus(ParseCpuList(list), mine);
+  if (near.size() == mine.size() || static_cast<int>(near.size()) < min_cpus) return {};
+  return near;
 }
 
 }  // namespace sluice

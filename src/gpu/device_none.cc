@@ -13,4 +13,6 @@ Status CheckCudaDevice(int index) {
                             "built without nvcc); use device='cpu'");
 }
 
+std::vector<int> GpuLocalCpus(int /*index*/, int /*min_cpus*/) { return {}; }
+
 }  // namespace sluice

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "core/stage_counters.h"
 #include "core/thread_pool.h"
@@ -41,6 +42,8 @@ class Reader {
   int threads() const { return pool_->size(); }
   // Only I/O threads 0..n-1 take reads from now on (ThreadPool::SetActive).
   void SetActive(int n) { pool_->SetActive(n); }
+  // Keeps the I/O threads on `cpus` (ThreadPool::PinTo).
+  bool PinTo(const std::vector<int>& cpus) { return pool_->PinTo(cpus); }
   bool OnOwnThread() const { return pool_->OnWorkerThread(); }
 
   // Reads sample `index` on an I/O thread and calls `done` there with its bytes or the error

@@ -1080,3 +1080,36 @@ def test_labels_len_and_device_names(small_folder, device):
 def test_device_index_out_of_range(small_folder):
     with pytest.raises((ValueError, RuntimeError), match="(?i)cuda"):
         sluice.Loader(small_folder, [ST.CenterCrop(8)], device=f"cuda:{cuda_device_count()}")
+
+
+def cpus_in_list(text: str) -> set[int]:
+    """Linux's CPU list ("0-15,32-47") as a set, parsed here independently of sluice's parser."""
+    out = set()
+    for part in text.strip().split(","):
+        first, _, last = part.partition("-")
+        out.update(range(int(first), int(last or first) + 1))
+    return out
+
+
+@needs_gpu
+def test_threads_are_kept_on_the_cpus_near_the_gpu(imagenet_folder):
+    # The CPUs /sys lists near the GPU that this process may use, unless they are all of this
+    # process's (nothing to choose) or fewer than the loader's threads: then nothing is pinned.
+    p = torch.cuda.get_device_properties(0)
+    sysfs = f"/sys/bus/pci/devices/{p.pci_domain_id:04x}:{p.pci_bus_id:02x}:{p.pci_device_id:02x}.0/local_cpulist"
+    mine = os.sched_getaffinity(0)
+    loader = sluice.Loader(imagenet_folder, [ST.Resize((32, 32))], batch_size=4, device="cuda", output="torch")
+    next(iter(loader))
+    st = loader.stats()
+    near = cpus_in_list(open(sysfs).read()) & mine if os.path.exists(sysfs) else set()
+    expected = 0 if near == mine or len(near) < st["num_threads"] else len(near)
+    assert st["gpu_local_cpus"] == expected, (sysfs, sorted(near), st["num_threads"])
+    # Where it pins, every loader thread runs on those CPUs (the kernel's own list says so).
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/comm") as f:
+            name = f.read().strip()
+        if expected and name.startswith(("sluice-cpu", "sluice-io", "sluice-nvjpeg")):
+            with open(f"/proc/self/task/{task}/status") as f:
+                allowed = next(ln.split(":", 1)[1] for ln in f if ln.startswith("Cpus_allowed_list"))
+            assert cpus_in_list(allowed) == near, name
+    loader.close()

@@ -64,6 +64,7 @@ class GpuExecutor : public BatchWork {
 
  private:
   Status InitFinish();
+  void PinNearGpu(int dev, int threads);
   void Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, int io_thread);
   void PlanBatch(const BatchPtr& b);
   Status SizeAndAllocate(GpuBatch* b);
@@ -98,6 +99,7 @@ class GpuExecutor : public BatchWork {
   std::vector<std::unique_ptr<CudaStream>> streams_;
   uint8_t* lut_dev_ = nullptr;
   size_t lut_bytes_ = 0;
+  int pinned_cpus_ = 0;  // the CPUs near the GPU its threads are kept on; 0: not kept
   GpuFinish gpu_finish_;
   BatchTrace trace_;
   std::atomic<int64_t> route_samples_[kNumRoutes] = {};
@@ -145,7 +147,20 @@ Status GpuExecutor::Init() {
   SLUICE_ASSIGN_OR_RETURN(
       reader_, Reader::Create(source_, io_max_, options_.max_file_bytes, [host = host_](size_t n) { return host->Allocate(n); }, &counters_));
   reader_->SetActive(io);
+  PinNearGpu(dev, threads);
   return Status::OK();
+}
+
+// The loader's threads run on the CPUs near the GPU (its NUMA node) when this process may use
+// others too, as a NUMA-aware launcher would place them: on a machine of several GPUs and
+// sockets, threads that drift to the far socket read and feed the GPU across the interconnect.
+// SLUICE_GPU_AFFINITY=0 leaves them where the system puts them (an experiment's switch).
+void GpuExecutor::PinNearGpu(int dev, int threads) {
+  static const bool pin = EnvKnob("SLUICE_GPU_AFFINITY", 1) != 0;
+  const std::vector<int> near = pin ? GpuLocalCpus(dev, threads) : std::vector<int>();
+  if (near.empty()) return;
+  if (compute_pool_->PinTo(near) && hw_pool_->PinTo(near) && reader_->PinTo(near))
+    pinned_cpus_ = static_cast<int>(near.size());
 }
 
 // The finish step's lookup tables, once, on the device.
@@ -400,6 +415,7 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
   s->engine_state_inits = decoders_->engine_state_inits();
   s->engine_calls = decoders_->engine_calls();
+  s->gpu_local_cpus = pinned_cpus_;
   s->engine_busy_s = static_cast<double>(decoders_->engine_busy_ns() - engine_busy_base_ns_.load()) * 1e-9;
 }
 
