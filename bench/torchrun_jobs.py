@@ -106,6 +106,7 @@ def timed_epoch(rank: Rank, system: System, e: int, limit: int | None, step) -> 
     rank.barrier()
     slowest = max(range(len(waits)), key=waits.__getitem__) if waits else -1
     return {"rank": rank.rank, "samples": samples, "batches": len(waits), "own_seconds": own, "cores": cores,
+            "cpus": len(os.sched_getaffinity(0)),
             "seconds": time.perf_counter() - t0, "ids": ids if limit is None else None,
             "first_batch_s": waits[0] if waits else 0.0, "after": after,
             "slowest_wait": [slowest, waits[slowest] if waits else 0.0]}
@@ -121,6 +122,7 @@ def epoch_row(everyone: list, system: System, cut: bool) -> dict:
            "per_rank_own_seconds": [round(r["own_seconds"], 3) for r in everyone],
            # CPU time of each rank's process (its threads; not a DataLoader's workers) per second.
            "per_rank_cores": [round(r["cores"], 1) for r in everyone],
+           "per_rank_cpus": [r["cpus"] for r in everyone],  # the CPUs its process may run on
            # Where the time went: each rank's wait for its first batch, and its longest single
            # wait (batch number, seconds).
            "per_rank_first_batch_s": [round(r["first_batch_s"], 4) for r in everyone],

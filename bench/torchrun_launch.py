@@ -179,6 +179,21 @@ def off_engine_shares(epochs: list) -> list:
     return out
 
 
+def engine_busy_shares(epochs: list) -> list:
+    """Each rank's engines' busy share from the end of the first timed epoch to the end of the
+    last (from the loader's running engine and wall seconds after each epoch): a rank slower than
+    the others with its engines idle is short of feeding, with them busy, of engine time."""
+    first, last = (x.get("per_rank_after") or [] for x in (epochs[0], epochs[-1]))
+    if len(epochs) < 2 or not first or len(first) != len(last):
+        return []
+    out = []
+    for a, b in zip(first, last):
+        if a.get("engine_busy_seconds") is None or b.get("wall_seconds", 0) <= a.get("wall_seconds", 0):
+            return []
+        out.append(round((b["engine_busy_seconds"] - a["engine_busy_seconds"]) / (b["wall_seconds"] - a["wall_seconds"]), 2))
+    return out
+
+
 def print_row(r: dict, unit: str) -> None:
     if "error" in r:
         print(f"  {r['system']} x {r['gpus']}: {r['error']}\n    " + r.get("stderr_tail", "").replace("\n", "\n    "),
@@ -190,7 +205,7 @@ def print_row(r: dict, unit: str) -> None:
     print(f"  {r['row']} x {r['gpus']}: {r['epoch_seconds']:.2f} s/epoch ({r['epoch_time']}), {r['rate']:,.1f} "
           f"{unit}/s, {checked}, samples per rank {e['per_rank_samples']} ({r['wall_seconds']:.0f} s job); "
           f"first batch {e['per_rank_first_batch_s']} s, slowest wait {e['per_rank_slowest_wait']}, "
-          f"process cores {e.get('per_rank_cores')}"
+          f"process cores {e.get('per_rank_cores')} of CPUs {e.get('per_rank_cpus')}"
           + (f", engines busy {r['engine_busy_share']:.0%}" if r.get("engine_busy_share") is not None else "")
           + (f"; {r['note']}" if "note" in r else ""), flush=True)
     if len(r["epochs"]) > 1:
@@ -201,6 +216,12 @@ def print_row(r: dict, unit: str) -> None:
         inits = [sum(a.get("engine_state_inits") or 0 for a in x.get("per_rank_after") or []) for x in r["epochs"]]
         if any(inits):
             print(f"    nvJPEG states initialized (all ranks) by the end of each epoch: {inits}", flush=True)
+        near = [a.get("gpu_local_cpus") for a in r["epochs"][0].get("per_rank_after") or []]
+        if any(near):
+            print(f"    CPUs near the GPU each rank's threads were kept on (0: not kept): {near}", flush=True)
+        busy = engine_busy_shares(r["epochs"])
+        if busy:
+            print(f"    each rank's engines busy, epochs 2 to {len(r['epochs'])}: {busy}", flush=True)
         shares = off_engine_shares(r["epochs"])
         if shares:
             print(f"    share of each rank's images decoded off the engines, epoch by epoch: {shares}", flush=True)

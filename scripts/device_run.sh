@@ -291,6 +291,10 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
   # other than sluice in the first only. ROUTE_GPUS_<route> overrides GPUS for one route.
   first=1
   [ "${SCALING_MAIN:-1}" = 1 ] || ROUTE=  # EPOCHS20 only
+  # SCALING_APPS=1: which processes hold a context on which GPU, once a second (a rank with one
+  # on another rank's GPU too would show there).
+  [ "${SCALING_APPS:-0}" = 1 ] && { nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader \
+    -l 1 >"$OUT/apps.csv" 2>&1 & apps=$!; }
   # SCALING_VARIANTS: experiment knobs, one run each ("base SLUICE_SWEEP_MS=10000
   # SLUICE_ENGINE_GATHER=96,SLUICE_SWEEP_MS=10000": base is none; commas join several).
   for route in ${ROUTE-auto}; do
@@ -310,6 +314,7 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
       --epochs 20 --timeout "${JOB_TIMEOUT:-120}" --json "$OUT/epochs20_$g.json" --logs "$OUT/logs_epochs20" 2>&1 |
       tee -a "$OUT/scaling.log" | grep -E "^  |exactly"
   done
+  [ -n "${apps:-}" ] && kill "$apps"
   printf '%s\n' "${summary[@]}"
   exit 0
 fi

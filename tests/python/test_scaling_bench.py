@@ -16,7 +16,7 @@ from sluice import datasets
 pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from torchrun_jobs import exactly_once  # noqa: E402
-from torchrun_launch import off_engine_shares, rank_args  # noqa: E402
+from torchrun_launch import engine_busy_shares, off_engine_shares, rank_args  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PYTHON_DIR, os.environ.get("PYTHONPATH")])))
 
@@ -38,6 +38,16 @@ def test_each_ranks_share_off_the_engines_comes_from_its_counts_between_epochs()
     assert off_engine_shares(epochs) == [[0.5, 0.0], [1.0, 0.5]]
     assert off_engine_shares(epochs[:1]) == []  # one epoch: nothing between epochs
     assert off_engine_shares([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # the CPU path: no routes
+
+
+def test_each_ranks_engine_busy_share_is_taken_between_the_first_and_last_epoch():
+    def after(*ranks):
+        return {"per_rank_after": [{"engine_busy_seconds": b, "wall_seconds": w} for b, w in ranks]}
+    # Rank 0: 1.5 s of engine time in the 2 s after epoch 1 (75%); rank 1: 0.5 s in 2 s (25%).
+    epochs = [after((1.0, 3.0), (2.0, 3.0)), after((2.0, 4.0), (2.1, 4.0)), after((2.5, 5.0), (2.5, 5.0))]
+    assert engine_busy_shares(epochs) == [0.75, 0.25]
+    assert engine_busy_shares(epochs[:1]) == []  # one epoch: no interval
+    assert engine_busy_shares([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # the CPU path
 
 
 def test_the_ranks_get_no_option_torchrun_would_take():
