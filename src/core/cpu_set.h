@@ -18,7 +18,8 @@ namespace sluice {
 // The CPUs in a CPU list, ascending and each once; empty when the text is not one.
 std::vector<int> ParseCpuList(std::string_view text);
 
-// The CPUs this process may run on now (its sched affinity), ascending.
+// The CPUs the calling thread may run on now (its sched affinity: the process's, unless the
+// thread was pinned), ascending.
 std::vector<int> ProcessCpus();
 
 // Those of `a` also in `b`. REQUIRES: both ascending.

@@ -154,7 +154,7 @@ Status GpuExecutor::Init() {
 // The loader's threads run on the CPUs near the GPU (its NUMA node) when this process may use
 // others too, as a NUMA-aware launcher would place them: on a machine of several GPUs and
 // sockets, threads that drift to the far socket read and feed the GPU across the interconnect.
-// SLUICE_GPU_AFFINITY=0 leaves them where the system puts them (an experiment's switch).
+// SLUICE_GPU_AFFINITY=0 leaves them where the system puts them (to compare the two).
 void GpuExecutor::PinNearGpu(int dev, int threads) {
   static const bool pin = EnvKnob("SLUICE_GPU_AFFINITY", 1) != 0;
   const std::vector<int> near = pin ? GpuLocalCpus(dev, threads) : std::vector<int>();
