@@ -92,9 +92,13 @@ void LoadTuner::WindowDone(double rate, double wait) {
       }
       io_done_ = true;
       return LoaderBound(base_rate_, wait);
-    case Phase::kDeeperPrefetch:
+    case Phase::kDeeperPrefetch: {
+      // Kept only when it gains in kPrefetchWindows windows in a row: one window's gain of a
+      // few percent may be its noise, and a deeper prefetch kept on noise can cost more.
+      const bool gained = rate >= (1 + kGain) * base_rate_;
+      if (gained && ++prefetch_wins_ < kPrefetchWindows) return;
       prefetch_tried_ = true;
-      if (rate >= (1 + kGain) * base_rate_)
+      if (gained)
         return Settle("loader-bound; prefetch " + std::to_string(now_.prefetch) + " gained (" + Rate(rate) +
                       " against " + Rate(base_rate_) + ")",
                       true);
@@ -104,6 +108,7 @@ void LoadTuner::WindowDone(double rate, double wait) {
                     std::to_string(before_.prefetch) + " (a deeper one gave " + Rate(rate) + " against " +
                     Rate(base_rate_) + ")",
                     true);
+    }
     case Phase::kSettled:
       restart_windows_ = !settled_waiting_ && wait > kLoaderBound ? restart_windows_ + 1 : 0;
       if (restart_windows_ < kRestartWindows) return;

@@ -9,7 +9,7 @@
 //   fewer threads than all, it goes back to all; at all threads it tries twice the I/O threads
 //   (up to the scope's io_max; again while each doubling gains kGain: reads from a slow file
 //   system), then kPrefetchStep more batches in flight once (kept when the consumer then takes
-//   kGain more per second); then it settles.
+//   kGain more per second in kPrefetchWindows windows in a row); then it settles.
 // - Waiting less than kConsumerBound: the consumer is the bottleneck (a training step slower than
 //   loading). It tries a quarter of the threads fewer, kept while the consumer still waits less
 //   than kKeepWait and takes batches at least (1 - kTolerance) as fast as at all threads (or,
@@ -75,6 +75,7 @@ class LoadTuner {
   static constexpr double kTolerance = 0.03;      // and takes batches this close to all threads' rate
   static constexpr double kGain = 0.03;           // more I/O threads or a deeper prefetch are kept when they gain this
   static constexpr int kPrefetchStep = 2;
+  static constexpr int kPrefetchWindows = 2;      // windows in a row a deeper prefetch must gain in
   static constexpr int kRestartWindows = 4;
 
  private:
@@ -94,6 +95,7 @@ class LoadTuner {
   double all_threads_rate_ = 0;        // batches/s at all threads, the pace fewer must keep
   double base_rate_ = 0;               // of the window that started a probe
   bool prefetch_tried_ = false, io_done_ = false;
+  int prefetch_wins_ = 0;              // windows in a row the deeper prefetch gained in
   bool settled_waiting_ = false;       // the consumer waited more than kLoaderBound when it settled
   int restart_windows_ = 0;
   std::string why_ = "measuring";

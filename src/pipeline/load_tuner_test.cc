@@ -121,6 +121,24 @@ TEST(LoadTuner, ADeeperPrefetchIsJudgedOnceTheRingHasFilled) {
   EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 4, 2})) << t.why();
 }
 
+TEST(LoadTuner, ADeeperPrefetchThatGainsInOneWindowOnlyIsUndone) {
+  // Prefetch 4 takes batches at 0.008 s for its first 130 hand-outs (the window after the change
+  // and the first measured one), then at 0.011: a gain that was one window's luck.
+  LoadTuner t({16, 2, 2}, {true, true});
+  int64_t clock = 0;
+  int since_deeper = 0;
+  for (int b = 0; b < 3000; ++b) {
+    const bool deeper = t.setting().prefetch >= 4;
+    since_deeper = deeper ? since_deeper + 1 : 0;
+    const double make = !deeper ? 0.01 : since_deeper <= 130 ? 0.008 : 0.011;
+    clock += static_cast<int64_t>(make * 1e9);
+    t.Record(clock, static_cast<int64_t>(make * 1e9));
+  }
+  EXPECT_TRUE(t.settled());
+  EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2, 2})) << t.why();
+  EXPECT_EQ(t.why().rfind("loader-bound at all 16 threads, 2 I/O threads; prefetch 2", 0), 0u) << t.why();
+}
+
 TEST(LoadTuner, ReadsFromASlowFileSystemGetMoreIoThreads) {
   // Reading limits the loader: with i I/O threads a batch takes 0.04 * 2 / i s to read (a
   // network file system's latency), and 0.01 s to decode on all threads.
