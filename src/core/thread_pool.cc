@@ -1,7 +1,6 @@
 #include "core/thread_pool.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,12 +104,7 @@ void ThreadPool::WorkerLoop(int index) {
 }
 
 int ThreadPool::AvailableCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
+  if (const int n = static_cast<int>(ProcessCpus().size()); n > 0) return n;
   unsigned n = std::thread::hardware_concurrency();
   return n > 0 ? static_cast<int>(n) : 1;
 }

@@ -28,6 +28,21 @@ int64_t Drive(LoadTuner& t, const Pair& p, int batches, int64_t clock_ns = 0) {
   return clock_ns;
 }
 
+// A loader-bound pair (the consumer waits for every batch) whose batches take
+// `seconds(since_deeper)`: since_deeper counts the hand-outs since prefetch went to 4 or more,
+// 0 while it is below. 3000 hand-outs.
+template <typename Seconds>
+void DriveByPrefetch(LoadTuner& t, Seconds seconds) {
+  int64_t clock = 0;
+  int since_deeper = 0;
+  for (int b = 0; b < 3000; ++b) {
+    since_deeper = t.setting().prefetch >= 4 ? since_deeper + 1 : 0;
+    const double make = seconds(since_deeper);
+    clock += static_cast<int64_t>(make * 1e9);
+    t.Record(clock, static_cast<int64_t>(make * 1e9));
+  }
+}
+
 TEST(LoadTuner, ALoaderBoundPairKeepsAllThreads) {
   LoadTuner t({16, 2, 2}, {true, true});
   Drive(t, Pair{}, 2000);  // the consumer takes no time
@@ -94,12 +109,7 @@ TEST(LoadTuner, ADeeperPrefetchIsKeptOnlyWhenItGains) {
   // The model here has no use for prefetch: a simulated gain comes from a consumer that takes
   // batches faster once 4 are in flight (bursty work the deeper window smooths).
   LoadTuner t({16, 2, 2}, {true, true});
-  int64_t clock = 0;
-  for (int b = 0; b < 3000; ++b) {
-    const double make = t.setting().prefetch >= 4 ? 0.008 : 0.01;
-    clock += static_cast<int64_t>(make * 1e9);
-    t.Record(clock, static_cast<int64_t>(make * 1e9));
-  }
+  DriveByPrefetch(t, [](int since_deeper) { return since_deeper > 0 ? 0.008 : 0.01; });
   EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 4, 2})) << t.why();
   EXPECT_EQ(t.why().rfind("loader-bound; prefetch 4 gained", 0), 0u) << t.why();
 }
@@ -109,15 +119,7 @@ TEST(LoadTuner, ADeeperPrefetchIsJudgedOnceTheRingHasFilled) {
   // take 0.012 s while the two extra batches are made: measured from the change, the probe's
   // first window (~0.5 s) would come out slower than prefetch 2 and undo a setting that gains.
   LoadTuner t({16, 2, 2}, {true, true});
-  int64_t clock = 0;
-  int since_deeper = 0;
-  for (int b = 0; b < 3000; ++b) {
-    const bool deeper = t.setting().prefetch >= 4;
-    since_deeper = deeper ? since_deeper + 1 : 0;
-    const double make = !deeper ? 0.01 : since_deeper <= 40 ? 0.012 : 0.008;
-    clock += static_cast<int64_t>(make * 1e9);
-    t.Record(clock, static_cast<int64_t>(make * 1e9));
-  }
+  DriveByPrefetch(t, [](int since_deeper) { return since_deeper == 0 ? 0.01 : since_deeper <= 40 ? 0.012 : 0.008; });
   EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 4, 2})) << t.why();
 }
 
@@ -125,15 +127,7 @@ TEST(LoadTuner, ADeeperPrefetchThatGainsInOneWindowOnlyIsUndone) {
   // Prefetch 4 takes batches at 0.008 s for its first 130 hand-outs (the window after the change
   // and the first measured one), then at 0.011: a gain that was one window's luck.
   LoadTuner t({16, 2, 2}, {true, true});
-  int64_t clock = 0;
-  int since_deeper = 0;
-  for (int b = 0; b < 3000; ++b) {
-    const bool deeper = t.setting().prefetch >= 4;
-    since_deeper = deeper ? since_deeper + 1 : 0;
-    const double make = !deeper ? 0.01 : since_deeper <= 130 ? 0.008 : 0.011;
-    clock += static_cast<int64_t>(make * 1e9);
-    t.Record(clock, static_cast<int64_t>(make * 1e9));
-  }
+  DriveByPrefetch(t, [](int since_deeper) { return since_deeper == 0 ? 0.01 : since_deeper <= 130 ? 0.008 : 0.011; });
   EXPECT_TRUE(t.settled());
   EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2, 2})) << t.why();
   EXPECT_EQ(t.why().rfind("loader-bound at all 16 threads, 2 I/O threads; prefetch 2", 0), 0u) << t.why();
