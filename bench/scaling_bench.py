@@ -192,7 +192,7 @@ def dali_system(args, rank: Rank) -> System:
     decoder = {"device": "mixed", "hw_decoder_load": args.hw_load} if rank.cuda else {"device": "cpu"}
 
     @dali.pipeline_def(batch_size=args.batch_size, num_threads=args.threads,
-                       device_id=rank.local_rank if rank.cuda else None, seed=SEED)
+                       device_id=rank.device.index if rank.cuda else None, seed=SEED)
     def pipeline():
         jpegs, ids = fn.readers.file(files=files, labels=list(range(len(files))), random_shuffle=True,
                                      shard_id=rank.rank, num_shards=rank.world, name="Reader")

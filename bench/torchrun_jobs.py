@@ -13,7 +13,9 @@ rank when given (then seconds per epoch are extrapolated from the rate and nothi
 Epoch seconds are the slowest rank's; the row's rate is the samples of all ranks over the timed
 epochs' seconds, its seconds per epoch their mean (single epochs of 0.3 s on 4 GPUs varied by
 30%). rank 0 prints one JSON line for the job. BENCH_NO_ALLREDUCE=1 leaves the all-reduce out (a
-probe: what keeping the ranks in step costs).
+probe: what keeping the ranks in step costs). BENCH_ONE_GPU_PER_RANK=1 shows each rank only its
+own GPU (CUDA_VISIBLE_DEVICES, as separate jobs have; a probe: does any thread of a rank touch
+another rank's GPU).
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from typing import Callable, Iterable
 import torch
 
 RANK_ERROR = "=== torchrun_jobs rank error"  # brackets a rank's traceback in the job's stderr
+ONE_GPU_PER_RANK = os.environ.get("BENCH_ONE_GPU_PER_RANK") == "1"
 
 
 @dataclass
@@ -54,8 +57,9 @@ class Rank:
         self.local_world = int(os.environ["LOCAL_WORLD_SIZE"])
         self.cuda = device_kind == "cuda"
         if self.cuda:
-            torch.cuda.set_device(self.local_rank)
-            self.device = torch.device("cuda", self.local_rank)
+            index = 0 if ONE_GPU_PER_RANK else self.local_rank
+            torch.cuda.set_device(index)
+            self.device = torch.device("cuda", index)
         else:
             self.device = torch.device("cpu")
         dist.init_process_group("nccl" if self.cuda else "gloo")
@@ -87,10 +91,31 @@ def exactly_once(ids_per_rank: list, dataset_size: int) -> dict:
             "exactly_once": len(ids) == len(unique) == dataset_size and outside == 0}
 
 
+def host_cpu_jiffies() -> tuple[int, int, int]:
+    """(steal, idle + iowait, total) of the whole machine's CPUs so far, from /proc/stat (zeros
+    where there is none): in a VM, steal is time its vCPUs were runnable but the host ran others."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0, 0
+    steal = fields[7] if len(fields) > 7 else 0
+    return steal, fields[3] + fields[4], sum(fields[:8])
+
+
+def host_shares(before: tuple, after: tuple) -> dict:
+    """The machine's CPU time between two host_cpu_jiffies(): the share stolen and the share busy."""
+    steal, idle, total = (b - a for a, b in zip(before, after))
+    if total <= 0:
+        return {"steal": 0.0, "busy": 0.0}
+    return {"steal": steal / total, "busy": 1 - idle / total}
+
+
 def timed_epoch(rank: Rank, system: System, e: int, limit: int | None, step) -> dict:
     """Epoch e, barrier to barrier: this rank's samples, ids, and waits for each batch."""
     samples, ids, waits = 0, [], []
     cpu0 = time.process_time()  # this process's threads (not a DataLoader's worker processes)
+    host0 = host_cpu_jiffies()
     t0 = t_prev = time.perf_counter()
     for batch, batch_ids in system.epoch(e, limit):
         waits.append(time.perf_counter() - t_prev)
@@ -102,13 +127,15 @@ def timed_epoch(rank: Rank, system: System, e: int, limit: int | None, step) -> 
     rank.sync()
     own = time.perf_counter() - t0  # this rank done; the barrier waits for the slowest
     cores = (time.process_time() - cpu0) / own if own > 0 else 0.0
+    host = host_shares(host0, host_cpu_jiffies())
     after = system.after_epoch()
     rank.barrier()
     slowest = max(range(len(waits)), key=waits.__getitem__) if waits else -1
     return {"rank": rank.rank, "samples": samples, "batches": len(waits), "own_seconds": own, "cores": cores,
             "cpus": len(os.sched_getaffinity(0)),
             "seconds": time.perf_counter() - t0, "ids": ids if limit is None else None,
-            "first_batch_s": waits[0] if waits else 0.0, "after": after,
+            "first_batch_s": waits[0] if waits else 0.0, "first10_s": sum(waits[:10]), "after": after,
+            "host": host,
             "slowest_wait": [slowest, waits[slowest] if waits else 0.0]}
 
 
@@ -123,6 +150,12 @@ def epoch_row(everyone: list, system: System, cut: bool) -> dict:
            # CPU time of each rank's process (its threads; not a DataLoader's workers) per second.
            "per_rank_cores": [round(r["cores"], 1) for r in everyone],
            "per_rank_cpus": [r["cpus"] for r in everyone],  # the CPUs its process may run on
+           # How fast each rank's loader starts an epoch: the consumer's waits for its first 10 batches.
+           "per_rank_first10_s": [round(r["first10_s"], 4) for r in everyone],
+           # The whole machine's CPUs over rank 0's epoch: busy share, and the share the VM's host
+           # took away (steal): a slow epoch with steal up is the host's, not the loader's.
+           "host_busy_share": round(everyone[0]["host"]["busy"], 3),
+           "host_steal_share": round(everyone[0]["host"]["steal"], 4),
            # Where the time went: each rank's wait for its first batch, and its longest single
            # wait (batch number, seconds).
            "per_rank_first_batch_s": [round(r["first_batch_s"], 4) for r in everyone],
@@ -175,6 +208,8 @@ def measure(rank: Rank, system: System, args) -> dict | None:
 
 def run_worker(args, build: Callable) -> int:
     """A rank's whole life: its System from build(args, rank), measured; 0 or 1."""
+    if ONE_GPU_PER_RANK and args.device == "cuda":  # before anything starts CUDA
+        os.environ["CUDA_VISIBLE_DEVICES"] = os.environ["LOCAL_RANK"]
     if str(args.system).startswith("sluice"):
         # At the top, as a training script would: before CUDA starts, so that sluice can widen
         # its work queues (sluice/_cuda_queues.py).

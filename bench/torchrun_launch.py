@@ -219,6 +219,10 @@ def print_row(r: dict, unit: str) -> None:
         near = [a.get("gpu_local_cpus") for a in r["epochs"][0].get("per_rank_after") or []]
         if any(near):
             print(f"    CPUs near the GPU each rank's threads were kept on (0: not kept): {near}", flush=True)
+        steal = [x.get("host_steal_share") for x in r["epochs"]]
+        if any(steal):
+            print(f"    the machine's CPUs: busy {[x.get('host_busy_share') for x in r['epochs']]}, "
+                  f"stolen by the VM's host {steal} (epoch by epoch)", flush=True)
         busy = engine_busy_shares(r["epochs"])
         if busy:
             print(f"    each rank's engines busy, epochs 2 to {len(r['epochs'])}: {busy}", flush=True)

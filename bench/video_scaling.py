@@ -80,7 +80,7 @@ def dali_system(args, rank: Rank) -> System:
     step = args.sequence_length * args.stride
     h, w = args.out_size
 
-    @dali.pipeline_def(batch_size=args.batch_size, num_threads=args.threads, device_id=rank.local_rank, seed=SEED)
+    @dali.pipeline_def(batch_size=args.batch_size, num_threads=args.threads, device_id=rank.device.index, seed=SEED)
     def pipeline():  # DALI 2.4 has no readers.video on the CPU
         clips, video, first = fn.readers.video(
             device="gpu", filenames=paths, labels=list(range(len(paths))), sequence_length=args.sequence_length,

@@ -15,7 +15,7 @@ from sluice import datasets
 
 pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from torchrun_jobs import exactly_once  # noqa: E402
+from torchrun_jobs import exactly_once, host_shares  # noqa: E402
 from torchrun_launch import engine_busy_shares, off_engine_shares, rank_args  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PYTHON_DIR, os.environ.get("PYTHONPATH")])))
@@ -50,6 +50,12 @@ def test_each_ranks_engine_busy_share_is_taken_between_the_first_and_last_epoch(
     assert engine_busy_shares([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # the CPU path
 
 
+def test_the_machines_cpu_shares_come_from_the_jiffies_between_two_readings():
+    # (steal, idle + iowait, total): 1,000 jiffies passed, 50 stolen, 600 idle or waiting.
+    assert host_shares((10, 100, 1000), (60, 700, 2000)) == {"steal": 0.05, "busy": 0.4}
+    assert host_shares((0, 0, 0), (0, 0, 0)) == {"steal": 0.0, "busy": 0.0}  # no /proc/stat
+
+
 def test_the_ranks_get_no_option_torchrun_would_take():
     argv = ["/d", "--json", "x.json", "--logs=L", "--gpus", "1,2", "--systems", "sluice", "--threads", "3"]
     assert rank_args(argv) == ["/d", "--gpus", "1,2", "--threads", "3"]
@@ -80,6 +86,11 @@ def test_images_two_epochs_on_one_and_two_ranks_each_exactly_once(tmp_path):
         # threads cannot use more cores than the machine has.
         assert all(0 < c <= os.cpu_count() + 0.5 for c in row["epochs"][0]["per_rank_cores"]), row
         assert "engine_busy_share" not in row  # no engines on the CPU path
+        # The machine was busy while the epoch ran (this job's own threads at least); its waits
+        # for the first 10 batches include the first batch's.
+        e = row["epochs"][0]
+        assert 0 < e["host_busy_share"] <= 1 and 0 <= e["host_steal_share"] < 1, e
+        assert all(f >= b for f, b in zip(e["per_rank_first10_s"], e["per_rank_first_batch_s"])), e
     assert rows[("sluice", 2)]["epochs"][0]["per_rank_samples"] == [20, 20]
 
 
