@@ -194,6 +194,30 @@ def engine_busy_shares(epochs: list) -> list:
     return out
 
 
+def stage_rates(epochs: list) -> list:
+    """Each rank's stages from the end of the first timed epoch to the end of the last: for read,
+    decode, transform and collate the seconds its threads spent per second of wall time (several
+    threads: above 1) and the CPU share of those seconds (below 1: threads that waited for a core
+    or blocked inside the stage), and the consumer's wait per second. A rank slower than the
+    others shows in which stage its time grew, and whether that time was work."""
+    first, last = (x.get("per_rank_after") or [] for x in (epochs[0], epochs[-1]))
+    if len(epochs) < 2 or not first or len(first) != len(last):
+        return []
+    out = []
+    for a, b in zip(first, last):
+        wall = b.get("wall_seconds", 0) - a.get("wall_seconds", 0)
+        if "stage_seconds" not in a or "stage_seconds" not in b or wall <= 0:
+            return []
+        row = {}
+        for stage in a["stage_seconds"]:
+            spent = b["stage_seconds"][stage] - a["stage_seconds"][stage]
+            cpu = b["stage_cpu_seconds"][stage] - a["stage_cpu_seconds"][stage]
+            row[stage] = [round(spent / wall, 2), round(cpu / spent, 2) if spent > 0 else None]
+        row["wait"] = round((b["wait_seconds"] - a["wait_seconds"]) / wall, 2)
+        out.append(row)
+    return out
+
+
 def print_row(r: dict, unit: str) -> None:
     if "error" in r:
         print(f"  {r['system']} x {r['gpus']}: {r['error']}\n    " + r.get("stderr_tail", "").replace("\n", "\n    "),
@@ -226,6 +250,9 @@ def print_row(r: dict, unit: str) -> None:
         busy = engine_busy_shares(r["epochs"])
         if busy:
             print(f"    each rank's engines busy, epochs 2 to {len(r['epochs'])}: {busy}", flush=True)
+        for rank, stages in enumerate(stage_rates(r["epochs"])):
+            print(f"    rank {rank}'s stage seconds per second [and their CPU share], epochs 2 to "
+                  f"{len(r['epochs'])}: {stages}", flush=True)
         shares = off_engine_shares(r["epochs"])
         if shares:
             print(f"    share of each rank's images decoded off the engines, epoch by epoch: {shares}", flush=True)

@@ -16,7 +16,7 @@ from sluice import datasets
 pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from torchrun_jobs import exactly_once, host_shares  # noqa: E402
-from torchrun_launch import engine_busy_shares, off_engine_shares, rank_args  # noqa: E402
+from torchrun_launch import engine_busy_shares, off_engine_shares, rank_args, stage_rates  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PYTHON_DIR, os.environ.get("PYTHONPATH")])))
 
@@ -48,6 +48,20 @@ def test_each_ranks_engine_busy_share_is_taken_between_the_first_and_last_epoch(
     assert engine_busy_shares(epochs) == [0.75, 0.25]
     assert engine_busy_shares(epochs[:1]) == []  # one epoch: no interval
     assert engine_busy_shares([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # the CPU path
+
+
+def test_each_ranks_stage_rates_are_taken_between_the_first_and_last_epoch():
+    def after(read, read_cpu, decode, decode_cpu, wait, wall):
+        return {"stage_seconds": {"read": read, "decode": decode}, "wall_seconds": wall, "wait_seconds": wait,
+                "stage_cpu_seconds": {"read": read_cpu, "decode": decode_cpu}}
+    # 2 s of wall between the first and last epoch: 1 s reading (0.5 s of it on a CPU), 6 s
+    # decoding on several threads (all of it CPU), 0.4 s waited; a rank that did nothing.
+    epochs = [{"per_rank_after": [after(1, 1, 2, 2, 0.1, 3), after(0, 0, 0, 0, 0, 3)]},
+              {"per_rank_after": [after(2, 1.5, 8, 8, 0.5, 5), after(0, 0, 0, 0, 0, 5)]}]
+    assert stage_rates(epochs) == [{"read": [0.5, 0.5], "decode": [3.0, 1.0], "wait": 0.2},
+                                   {"read": [0.0, None], "decode": [0.0, None], "wait": 0.0}]
+    assert stage_rates(epochs[:1]) == []  # one epoch: no interval
+    assert stage_rates([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # older rows
 
 
 def test_the_machines_cpu_shares_come_from_the_jiffies_between_two_readings():
@@ -91,6 +105,7 @@ def test_images_two_epochs_on_one_and_two_ranks_each_exactly_once(tmp_path):
         e = row["epochs"][0]
         assert 0 < e["host_busy_share"] <= 1 and 0 <= e["host_steal_share"] < 1, e
         assert all(f >= b for f, b in zip(e["per_rank_first10_s"], e["per_rank_first_batch_s"])), e
+        assert all(x["decode"][0] > 0 for x in stage_rates(row["epochs"])), row  # it decoded
     assert rows[("sluice", 2)]["epochs"][0]["per_rank_samples"] == [20, 20]
 
 
