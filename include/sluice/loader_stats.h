@@ -64,9 +64,10 @@ struct LoaderStats {
   int64_t cache_hits = 0, cache_misses = 0;
   int64_t cache_bytes = 0, cache_budget = 0;  // held now, and the most it may hold
   // Streamed shards (a streaming WebDataset): streams opened (of them, read from the disk
-  // cache's copies), image bytes taken from them, and the most held at once waiting to be read.
+  // cache's copies), image bytes taken from them, the most held at once waiting to be read, and
+  // the memory of the buffers that hold them (in use, and idle for reuse).
   int64_t stream_shards = 0, stream_shards_from_disk_cache = 0;
-  int64_t stream_bytes = 0, stream_held_peak = 0;
+  int64_t stream_bytes = 0, stream_held_peak = 0, stream_buffer_bytes = 0;
   // The disk cache of remote shards: lookups that found a copy and not, copies evicted for the
   // budget, bytes in the folder and the budget.
   int64_t disk_cache_hits = 0, disk_cache_misses = 0, disk_cache_evictions = 0;

@@ -92,6 +92,7 @@ nb::dict StatsToDict(const LoaderStats& s, bool gpu) {
     stream["shards_from_disk_cache"] = s.stream_shards_from_disk_cache;
     stream["bytes"] = s.stream_bytes;
     stream["held_peak"] = s.stream_held_peak;
+    stream["buffer_bytes"] = s.stream_buffer_bytes;
     d["stream"] = stream;
   }
   if (s.disk_cache_budget > 0) {

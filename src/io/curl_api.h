@@ -25,6 +25,7 @@ namespace sluice {
   X(curl_easy_getinfo)           \
   X(curl_easy_cleanup)           \
   X(curl_easy_strerror)          \
+  X(curl_easy_pause)             \
   X(curl_multi_init)             \
   X(curl_multi_add_handle)       \
   X(curl_multi_remove_handle)    \

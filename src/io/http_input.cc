@@ -35,6 +35,10 @@ HttpInput::~HttpInput() {
 size_t HttpInput::OnData(char* data, size_t size, size_t n, void* self_ptr) {
   auto* self = static_cast<HttpInput*>(self_ptr);
   const size_t bytes = size * n;
+  if (self->buf_.size() - self->head_ >= kMaxBuffered) {  // full: libcurl keeps these bytes and
+    self->paused_ = true;                                  // gives them again once Fill resumes
+    return CURL_WRITEFUNC_PAUSE;
+  }
   if (self->first_data_) {
     self->first_data_ = false;
     long code = 0;
@@ -46,6 +50,7 @@ size_t HttpInput::OnData(char* data, size_t size, size_t n, void* self_ptr) {
   self->drop_ -= static_cast<int64_t>(dropped);
   if (dropped < bytes) {
     self->buf_.insert(self->buf_.end(), data + dropped, data + bytes);
+    self->buffered_peak_ = std::max(self->buffered_peak_, self->buf_.size() - self->head_);
     self->received_ += static_cast<int64_t>(bytes - dropped);
     self->failures_ = 0;  // progress: the retries start again
   }
@@ -98,6 +103,7 @@ void HttpInput::EndTransfer() {
   api_->curl_multi_remove_handle(multi_, easy_);
   api_->curl_easy_cleanup(easy_);
   easy_ = nullptr;
+  paused_ = false;  // a new transfer starts unpaused
 }
 
 Status HttpInput::Failed(const std::string& why, long http_code) {
@@ -126,6 +132,10 @@ Status HttpInput::Fill() {
     buf_.clear();
     head_ = 0;
     if (easy_ == nullptr) SLUICE_RETURN_IF_ERROR(StartTransfer());
+    if (paused_) {  // the buffer is empty again: the held bytes may come (maybe within this call)
+      paused_ = false;
+      api_->curl_easy_pause(easy_, CURLPAUSE_CONT);
+    }
     int running = 0;
     api_->curl_multi_perform(multi_, &running);
     CURLcode result = CURLE_OK;

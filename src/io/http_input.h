@@ -1,8 +1,10 @@
 // HttpInput: an http:// or https:// shard read start to end through libcurl (curl_api.h), as a
 // ByteInput for TarReader. Bytes are fetched as Read asks for them (nothing runs between reads,
-// so a consumer that pauses holds no thread). A failed transfer is retried from the byte reached
-// with a Range request (a server that ignores it sends the whole body again, and the bytes
-// already read are dropped), as StreamOptions says.
+// so a consumer that pauses holds no thread), and at most about kMaxBuffered bytes are held
+// ahead of the reader: past that the transfer pauses until the reader has taken them (a fast
+// server once filled the buffer with half a shard at a time). A failed transfer is retried from
+// the byte reached with a Range request (a server that ignores it sends the whole body again,
+// and the bytes already read are dropped), as StreamOptions says.
 //
 // https:// checks the server's certificate against the system's store, or the file named by
 // CURL_CA_BUNDLE or SSL_CERT_FILE (and the folder SSL_CERT_DIR), as the curl tool does.
@@ -44,7 +46,12 @@ class HttpInput : public ByteInput {
   Result<size_t> Read(std::span<uint8_t> out) override;
   Result<int64_t> Skip(int64_t n) override;  // reads and drops: a stream does not seek
 
+  // The bytes received ahead of the reader before the transfer pauses (one more chunk of
+  // libcurl's may come on top).
+  static constexpr size_t kMaxBuffered = size_t{1} << 20;
+
   const std::string& url() const { return url_; }
+  size_t buffered_peak() const { return buffered_peak_; }  // the most bytes ever held ahead
   int64_t received() const { return received_; }  // body bytes received so far
   int attempts() const { return attempts_; }      // transfers started
 
@@ -70,6 +77,8 @@ class HttpInput : public ByteInput {
   int64_t drop_ = 0;          // bytes to drop from this transfer (a Range request answered whole)
   bool first_data_ = true;    // the transfer's first bytes are yet to come
   bool done_ = false;         // the body ended cleanly
+  bool paused_ = false;       // OnData paused the transfer: the buffer was full
+  size_t buffered_peak_ = 0;
   int failures_ = 0;          // in a row, without a byte between them
   Status pending_;            // the final failure, returned once the bytes before it are read
   int attempts_ = 0;

@@ -133,6 +133,7 @@ void StreamSession::Stop() {
 }
 
 void StreamSession::Plan(const std::vector<int64_t>& wanted) {
+  buffers_->Sweep();  // idle buffers the last epoch did not reuse
   bool carried_on = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -294,8 +295,7 @@ void StreamSession::RunPass(const std::shared_ptr<Reads>& plan, size_t p) {
                                  max_file_bytes_, " bytes (max_file_bytes)");
       return Status::OK();
     }
-    std::shared_ptr<uint8_t> buffer(new (std::nothrow) uint8_t[static_cast<size_t>(m.size) + 1],
-                                    std::default_delete<uint8_t[]>());
+    std::shared_ptr<uint8_t> buffer = buffers_->Allocate(static_cast<size_t>(m.size) + 1);
     if (buffer == nullptr) return ResourceExhausted(url, ":", m.name, ": cannot allocate ", m.size, " bytes");
     SLUICE_RETURN_IF_ERROR(t->ReadData(std::span<uint8_t>(buffer.get(), static_cast<size_t>(m.size))));
     image = std::move(buffer);

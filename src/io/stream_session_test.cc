@@ -103,6 +103,27 @@ TEST_F(StreamSessionTest, ReadsGiveWhatTheIndexedSourceReads) {
   }
 }
 
+// The buffers that hold a sample from its stream until its Read go back to the session's pool
+// once read: none stays in use after an epoch, and the idle ones are no more than were in use at
+// once (reused, not piled up epoch after epoch).
+TEST_F(StreamSessionTest, SampleBuffersGoBackOnceReadAndAreReused) {
+  const std::vector<std::string> urls = Shards({20, 20, 20});
+  auto indexed = TarSource::Create(urls, WebDatasetSpec{});
+  ASSERT_TRUE(indexed.ok());
+  auto src = Source(urls, {}, 2, 4);
+  StreamSession session(src, 6, 1 << 20);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    const std::vector<int64_t> wanted = Wanted(*src, 0, 1);
+    session.Plan(wanted);
+    for (int64_t i : wanted) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
+    session.Stop();  // no stream keeps a buffer for a next epoch
+    const HostPool::Usage u = session.buffer_usage();
+    EXPECT_EQ(u.in_use_bytes, 0) << "epoch " << epoch;
+    EXPECT_GT(u.cached_bytes, 0) << "epoch " << epoch;
+    EXPECT_LE(u.cached_bytes, u.peak_bytes) << "epoch " << epoch;
+  }
+}
+
 // The next epoch announced ahead: its streams start as the current epoch ends, and a Plan that
 // matches carries them on; one that does not starts afresh. Either way the reads are right.
 TEST_F(StreamSessionTest, TheNextEpochStartsAheadAndIsCarriedOn) {

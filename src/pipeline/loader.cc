@@ -382,6 +382,8 @@ LoaderStats Loader::stats() const {
     s.stream_shards_from_disk_cache = c.from_cache;
     s.stream_bytes = c.bytes;
     s.stream_held_peak = c.held_peak;
+    const HostPool::Usage buffers = impl_->stream_->buffer_usage();
+    s.stream_buffer_bytes = buffers.in_use_bytes + buffers.cached_bytes;
     if (const ShardDiskCache* disk = impl_->stream_->source().disk_cache()) {
       const ShardDiskCache::Counters d = disk->counters();
       s.disk_cache_hits = d.hits;

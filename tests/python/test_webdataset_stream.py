@@ -169,6 +169,22 @@ def test_each_sample_equals_the_indexed_read(folder, server, dtype):
     assert [y.tolist() for _, y in streamed] != [y.tolist() for _, y in indexed], "a stream's own order"
 
 
+def test_the_sample_buffers_are_reused_epoch_after_epoch(server):
+    """The buffers a stream keeps samples in go back to the loader's stream pool once read and
+    are taken again: their memory does not grow past that of the first two epochs (the second
+    starts while the first ends), and stays within a few times the most bytes held at once
+    (buffers are rounded up to size classes, and the next epoch's streams start ahead)."""
+    loader = sluice.Loader(sluice.WebDataset(pattern(server), **FAST), PIPE, batch_size=4, shuffle=True, **KW)
+    memory = []
+    for e in range(8):
+        assert sum(len(y) for _, y in run_epoch(loader, e)) == N
+        memory.append(loader.stats()["stream"]["buffer_bytes"])
+    held = loader.stats()["stream"]["held_peak"]
+    assert 0 < held and 0 < memory[0], (held, memory)
+    assert max(memory[2:]) <= max(memory[:2]) + 65536, memory
+    assert max(memory) <= 4 * held + 8 * 65536, (memory, held)
+
+
 @pytest.mark.parametrize("last_batch", ["partial", "pad", "drop"])
 @pytest.mark.parametrize("world_size", [1, 2, 3, 4])
 def test_every_sample_exactly_once_over_ranks(server, last_batch, world_size):
