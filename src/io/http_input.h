@@ -78,7 +78,7 @@ class HttpInput : public ByteInput {
   bool first_data_ = true;    // the transfer's first bytes are yet to come
   bool done_ = false;         // the body ended cleanly
   bool paused_ = false;       // OnData paused the transfer: the buffer was full
-  size_t buffered_peak_ = 0;
+  size_t buffered_peak_ = 0;  // the most bytes held ahead of the reader
   int failures_ = 0;          // in a row, without a byte between them
   Status pending_;            // the final failure, returned once the bytes before it are read
   int attempts_ = 0;
