@@ -20,7 +20,7 @@
 //
 // The bytes a stream keeps live in buffers of the session's own HostPool until a Read copies
 // them out: they are reused sample after sample (a fresh buffer per sample cost the kernel's
-// page zeroing, 4-6% of a 2-core machine's CPU on 142-KiB images), and the idle ones the next
+// page zeroing, about 4% of a 2-core machine's CPU on 142-KiB images), and the idle ones the next
 // epoch no longer asks for are freed as it is planned.
 //
 // A shard that cannot be opened, is cut short or is damaged fails the samples of it still

@@ -150,6 +150,7 @@ void LoadTuner::LoaderBound(double rate, double wait) {
   if (scope_.prefetch && !prefetch_tried_) {
     before_ = now_;
     now_.prefetch += kPrefetchStep;
+    prefetch_wins_ = 0;
     phase_ = Phase::kDeeperPrefetch;
     why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying prefetch " + std::to_string(now_.prefetch);
     return;
