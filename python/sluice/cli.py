@@ -291,7 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-warmup", dest="warmup", action="store_false")
     b.add_argument("--no-flip", action="store_true")
     b.add_argument("--prefetch", type=int, default=None,
-                   help="batches ahead (default 2; on the GPU enough for 128 images)")
+                   help="batches ahead (default 2; on the GPU enough for 128 images, at least 4 "
+                        "for batches of up to 64)")
     b.add_argument("--decode-route", default="auto", choices=["auto", "hardware", "hybrid", "cpu"],
                    help="GPU path: which JPEG decoder (default: all together)")
     b.add_argument("--seed", type=int, default=0)

@@ -78,25 +78,26 @@ void LoadTuner::WindowDone(double rate, double wait) {
       now_ = before_;
       return Settle("consumer-bound; " + Threads(before_.threads) + ": fewer slowed it (it waited " +
                     Percent(wait) + ", " + Rate(rate) + " against " + Rate(all_threads_rate_) + ")");
-    case Phase::kMoreIo:
-      if (rate >= (1 + kGain) * base_rate_) {
+    case Phase::kMoreIo: {
+      bool gained = false;
+      if (!ProbeDecided(rate, &gained)) return;
+      if (gained) {
         why_ = std::to_string(now_.io) + " I/O threads gained (" + Rate(rate) + " against " + Rate(base_rate_) + ")";
         base_rate_ = rate;
         if (now_.io < scope_.io_max) {
           before_ = now_;
           now_.io = std::min(scope_.io_max, 2 * now_.io);
-          return;
+          return StartProbe(Phase::kMoreIo);
         }
       } else {
         now_ = before_;
       }
       io_done_ = true;
       return LoaderBound(base_rate_, wait);
+    }
     case Phase::kDeeperPrefetch: {
-      // Kept only when it gains in kPrefetchWindows windows in a row: one window's gain of a
-      // few percent may be its noise, and a deeper prefetch kept on noise can cost more.
-      const bool gained = rate >= (1 + kGain) * base_rate_;
-      if (gained && ++prefetch_wins_ < kPrefetchWindows) return;
+      bool gained = false;
+      if (!ProbeDecided(rate, &gained)) return;
       prefetch_tried_ = true;
       if (gained)
         return Settle("loader-bound; prefetch " + std::to_string(now_.prefetch) + " gained (" + Rate(rate) +
@@ -143,15 +144,14 @@ void LoadTuner::LoaderBound(double rate, double wait) {
   if (!io_done_ && scope_.io_max > now_.io) {
     before_ = now_;
     now_.io = std::min(scope_.io_max, 2 * now_.io);
-    phase_ = Phase::kMoreIo;
+    StartProbe(Phase::kMoreIo);
     why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying " + std::to_string(now_.io) + " I/O threads";
     return;
   }
   if (scope_.prefetch && !prefetch_tried_) {
     before_ = now_;
     now_.prefetch += kPrefetchStep;
-    prefetch_wins_ = 0;
-    phase_ = Phase::kDeeperPrefetch;
+    StartProbe(Phase::kDeeperPrefetch);
     why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying prefetch " + std::to_string(now_.prefetch);
     return;
   }
@@ -159,6 +159,16 @@ void LoadTuner::LoaderBound(double rate, double wait) {
              " I/O threads, prefetch " + std::to_string(now_.prefetch) + " (the consumer waited " + Percent(wait) +
              ", " + Rate(rate) + ")",
          true);
+}
+
+void LoadTuner::StartProbe(Phase phase) {
+  phase_ = phase;
+  probe_wins_ = 0;
+}
+
+bool LoadTuner::ProbeDecided(double rate, bool* gained) {
+  *gained = rate >= (1 + kGain) * base_rate_;
+  return !*gained || ++probe_wins_ >= kProbeWindows;
 }
 
 void LoadTuner::TryFewerThreads() {

@@ -7,9 +7,10 @@
 // change of setting one more window passes unmeasured (a deeper prefetch first fills the ring).
 // - The consumer waiting more than kLoaderBound of a window: the loader is the bottleneck. With
 //   fewer threads than all, it goes back to all; at all threads it tries twice the I/O threads
-//   (up to the scope's io_max; again while each doubling gains kGain: reads from a slow file
-//   system), then kPrefetchStep more batches in flight once (kept when the consumer then takes
-//   kGain more per second in kPrefetchWindows windows in a row); then it settles.
+//   (up to the scope's io_max; again while each doubling gains: reads from a slow file system),
+//   then kPrefetchStep more batches in flight once; then it settles. Such a probe (more I/O
+//   threads, a deeper prefetch) is kept when the consumer then takes kGain more batches per
+//   second in kProbeWindows windows in a row: one window's gain may be its noise.
 // - Waiting less than kConsumerBound: the consumer is the bottleneck (a training step slower than
 //   loading). It tries a quarter of the threads fewer, kept while the consumer still waits less
 //   than kKeepWait and takes batches at least (1 - kTolerance) as fast as at all threads (or,
@@ -75,7 +76,7 @@ class LoadTuner {
   static constexpr double kTolerance = 0.03;      // and takes batches this close to all threads' rate
   static constexpr double kGain = 0.03;           // more I/O threads or a deeper prefetch are kept when they gain this
   static constexpr int kPrefetchStep = 2;
-  static constexpr int kPrefetchWindows = 2;      // windows in a row a deeper prefetch must gain in
+  static constexpr int kProbeWindows = 2;         // windows in a row a probe must gain in
   static constexpr int kRestartWindows = 4;
 
  private:
@@ -85,6 +86,10 @@ class LoadTuner {
   void LoaderBound(double rate, double wait);  // at all threads: the next probe, or settle
   bool Tunes() const { return scope_.threads || scope_.prefetch || scope_.io_max > 0; }
   void TryFewerThreads();
+  void StartProbe(Phase phase);   // the probe set in now_ (before_ the setting it left)
+  // Whether a probe's window at `rate` decides it: false while it gained in fewer than
+  // kProbeWindows windows in a row. *gained: whether it gained.
+  bool ProbeDecided(double rate, bool* gained);
   void Settle(std::string why, bool loader_bound = false);
 
   mutable std::mutex mu_;
@@ -95,7 +100,7 @@ class LoadTuner {
   double all_threads_rate_ = 0;        // batches/s at all threads, the pace fewer must keep
   double base_rate_ = 0;               // of the window that started a probe
   bool prefetch_tried_ = false, io_done_ = false;
-  int prefetch_wins_ = 0;              // windows in a row the deeper prefetch gained in
+  int probe_wins_ = 0;                 // windows in a row the probe in progress gained in
   bool settled_waiting_ = false;       // the consumer waited more than kLoaderBound when it settled
   int restart_windows_ = 0;
   std::string why_ = "measuring";

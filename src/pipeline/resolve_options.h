@@ -24,13 +24,16 @@ Status CheckOptions(const LoaderOptions& options, const Plan& plan);
 LoaderOptions ResolveOptions(LoaderOptions options);
 
 // The GPU path's automatic prefetch: batches enough to hold kImagesAhead images, at least 2 and
-// at most 8. Each batch makes its own engine calls, so small batches need more of them in flight
-// to keep the engines fed: with batches of 32 (Resize 640, 4 H200s, issue 21), prefetch 4 gave
-// 25,000 / 70,400 images/s on 1 / 4 GPUs against 21,900 / 65,600 with 2 (the tuner raising it
-// later). From batches of 64 up it stays 2: a third batch ahead of 256 only cost memory.
+// at most 8, and at least 4 for batches of up to kSmallBatch. Each batch makes its own engine
+// calls, so small batches need more of them in flight to keep the engines fed: with batches of 32
+// (Resize 640, 4 H200s, issue 21), prefetch 4 gave 25,000 / 70,400 images/s on 1 / 4 GPUs against
+// 21,900 / 65,600 with 2, and 8 less than 4; with batches of 64 (dataset (b), one H200, issue
+// 19's sweeps), 4 came out above 2 in 7 of 8 calls (by 1-13%). From batches of 128 up it stays
+// 2: a third batch ahead of 256 only cost memory.
 inline constexpr int kImagesAhead = 128;
+inline constexpr int kSmallBatch = 64;
 constexpr int GpuPrefetch(int batch_size) {
-  return std::clamp((kImagesAhead + batch_size - 1) / batch_size, 2, 8);
+  return std::clamp((kImagesAhead + batch_size - 1) / batch_size, batch_size <= kSmallBatch ? 4 : 2, 8);
 }
 
 // What the loader's LoadTuner may change while it runs: the automatic values (those the caller

@@ -35,10 +35,11 @@ TEST(ResolveOptionsTest, AutomaticValuesFollowTheDevice) {
   EXPECT_EQ(kept.prefetch, 7);
 }
 
-// Small batches on the GPU path get more of them in flight: 128 images ahead, 2 to 8 batches.
+// Small batches on the GPU path get more of them in flight: 128 images ahead, 2 to 8 batches,
+// at least 4 up to batches of 64.
 TEST(ResolveOptionsTest, GpuPrefetchHoldsEnoughImages) {
-  const std::pair<int, int> expected[] = {{1, 8}, {16, 8}, {17, 8}, {20, 7}, {32, 4}, {33, 4}, {43, 3},
-                                          {64, 2}, {100, 2}, {256, 2}, {4096, 2}};
+  const std::pair<int, int> expected[] = {{1, 8}, {16, 8}, {17, 8}, {20, 7}, {32, 4}, {33, 4}, {43, 4},
+                                          {64, 4}, {65, 2}, {100, 2}, {256, 2}, {4096, 2}};
   for (const auto& [batch, prefetch] : expected) {
     LoaderOptions o = Gpu();
     o.batch_size = batch;

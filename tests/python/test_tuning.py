@@ -100,7 +100,7 @@ def test_gpu_path_tunes_io_threads_and_prefetch_not_compute_threads(tmp_path):
     stats = loader.stats()
     assert stats["tuning"]["settled"] and stats["tuning"]["why"].startswith("loader-bound"), stats["tuning"]
     assert stats["num_threads"] == threads
-    assert 4 <= stats["io_threads"] <= 8 and stats["prefetch"] in (2, 4)
+    assert 4 <= stats["io_threads"] <= 8 and stats["prefetch"] in (4, 6)  # batches of 64 start at 4
     given = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, device="cuda",
                           io_threads=2, prefetch=3)
     assert given.stats()["tuning"] == {"settled": True, "why": "nothing to tune: io_threads and prefetch were given "
