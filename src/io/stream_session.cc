@@ -40,6 +40,7 @@ struct StreamSession::Reads {
   std::vector<Pass> passes;                                       // by first slot
   size_t next_pass = 0;                                           // the next pass to start
   int64_t frontier = 0;                                           // the earliest slot not taken
+  int64_t woken_at = 0;                                           // the frontier when room_cv_ was last notified
   int64_t held = 0;                                               // bytes stored, not taken
   std::atomic<bool> retired{false};                               // neither current nor next
 };
@@ -48,6 +49,7 @@ StreamSession::StreamSession(std::shared_ptr<const StreamSource> source, int64_t
     : source_(std::move(source)),
       lookahead_(lookahead),
       max_file_bytes_(max_file_bytes),
+      room_step_(std::max<int64_t>(1, lookahead / 8)),
       threads_wanted_(static_cast<size_t>(2 * source_->options().layout.lanes)),
       stream_options_(source_->options().stream) {
   stream_options_.cancel = &stopped_;
@@ -213,9 +215,13 @@ void StreamSession::Work() {
 Status StreamSession::WaitForRoom(const Reads& reads, size_t p) {
   std::unique_lock<std::mutex> lock(mu_);
   const Pass& pass = reads.passes[p];
-  room_cv_.wait(lock, [&] {
-    return stopped_ || reads.retired || pass.unstored.empty() || Distance(reads, *pass.unstored.begin()) <= lookahead_;
-  });
+  // Within `limit` of the frontier; a sample a Read waits for may go up to the lookahead.
+  const auto room = [&](int64_t limit) {
+    if (stopped_ || reads.retired || pass.unstored.empty()) return true;
+    const int64_t slot = *pass.unstored.begin(), d = Distance(reads, slot);
+    return d <= limit || (d <= lookahead_ && reads.slots[static_cast<size_t>(slot)].claimed);
+  };
+  if (!room(lookahead_)) room_cv_.wait(lock, [&] { return room(lookahead_ - room_step_); });
   return stopped_ || reads.retired ? Cancelled("stopped") : Status::OK();
 }
 
@@ -352,6 +358,7 @@ Result<SampleBytes> StreamSession::Read(int64_t index, const ByteAllocator& memo
   Slot& s = reads->slots[static_cast<size_t>(slot)];
   s.claimed = true;
   EnsureFrontierStarts();
+  if (!s.stored) room_cv_.notify_all();  // its stream may wait for room: a claimed slot has it
   taken_cv_.wait(lock, [&] { return stopped_ || reads->retired || s.stored; });
   if (stopped_ || reads->retired) return Cancelled(source_->name(index), ": the loader stopped reading");
   s.taken = true;
@@ -363,8 +370,11 @@ Result<SampleBytes> StreamSession::Read(int64_t index, const ByteAllocator& memo
          reads->slots[static_cast<size_t>(reads->frontier)].taken)
     ++reads->frontier;
   EnsureFrontierStarts();
+  // The streams waiting for room wake once the frontier has moved room_step_ on (see WaitForRoom).
+  const bool room = reads->frontier >= reads->woken_at + room_step_;
+  if (room) reads->woken_at = reads->frontier;
   lock.unlock();
-  room_cv_.notify_all();
+  if (room) room_cv_.notify_all();
   if (!status.ok()) return status;
   if (static_cast<int64_t>(size) > max_bytes)
     return Unsupported(name(index), ": ", size, " bytes, over the file size limit of ", max_bytes, " bytes (max_file_bytes)");
