@@ -61,7 +61,8 @@ class Loader:
         io_threads: file-reading threads (default 2; 4 on the GPU, where they also parse headers).
         prefetch: batches prepared ahead of the consumer (default 2; on the GPU, enough batches
             for 128 images, 2 to 8, at least 4 for batches of up to 64). The automatic values
-            (``None`` or ``"auto"``) are decided in C++; the tuner adjusts them while it runs (``stats()["tuning"]`` says what and why).
+            (``None`` or ``"auto"``) are decided in C++; the tuner adjusts them while it runs
+            (``stats()["tuning"]`` says what and why).
         dct_scaling: decode JPEGs at 1/2, 1/4 or 1/8 when the resize shrinks at least that much
             (faster; pixels differ a little from a full decode, see docs/guide.md). Default
             (None): on when a transform draws random parameters (training lists), off for
