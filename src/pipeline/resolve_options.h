@@ -28,8 +28,8 @@ LoaderOptions ResolveOptions(LoaderOptions options);
 // calls, so small batches need more of them in flight to keep the engines fed: with batches of 32
 // (Resize 640, 4 H200s, issue 21), prefetch 4 gave 25,000 / 70,400 images/s on 1 / 4 GPUs against
 // 21,900 / 65,600 with 2, and 8 less than 4; with batches of 64 (dataset (b), one H200, issue
-// 19's sweeps), 4 came out above 2 in 7 of 8 calls (by 1-13%). From batches of 128 up it stays
-// 2: a third batch ahead of 256 only cost memory.
+// 19's sweeps), 4 came out above 2 in 7 of 8 calls (by 1-13% in the six that recorded both
+// rows). From batches of 128 up it stays 2: a third batch ahead of 256 only cost memory.
 inline constexpr int kImagesAhead = 128;
 inline constexpr int kSmallBatch = 64;
 constexpr int GpuPrefetch(int batch_size) {
