@@ -82,11 +82,11 @@ void LoadTuner::WindowDone(double rate, double wait) {
       bool gained = false;
       if (!ProbeDecided(rate, &gained)) return;
       if (gained) {
-        why_ = std::to_string(now_.io) + " I/O threads gained (" + Rate(rate) + " against " + Rate(base_rate_) + ")";
+        why_ = std::to_string(now_.io) + " I/O threads, prefetch " + std::to_string(now_.prefetch) + " gained (" + Rate(rate) + " against " + Rate(base_rate_) + ")";
         base_rate_ = rate;
         if (now_.io < scope_.io_max) {
           before_ = now_;
-          now_.io = std::min(scope_.io_max, 2 * now_.io);
+          now_ = MoreIo(now_);
           return StartProbe(Phase::kMoreIo);
         }
       } else {
@@ -143,9 +143,10 @@ void LoadTuner::FromBase(double rate, double wait) {
 void LoadTuner::LoaderBound(double rate, double wait) {
   if (!io_done_ && scope_.io_max > now_.io) {
     before_ = now_;
-    now_.io = std::min(scope_.io_max, 2 * now_.io);
+    now_ = MoreIo(now_);
     StartProbe(Phase::kMoreIo);
-    why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying " + std::to_string(now_.io) + " I/O threads";
+    why_ = "loader-bound (the consumer waited " + Percent(wait) + "): trying " + std::to_string(now_.io) +
+           " I/O threads, prefetch " + std::to_string(now_.prefetch);
     return;
   }
   if (scope_.prefetch && !prefetch_tried_) {
@@ -159,6 +160,12 @@ void LoadTuner::LoaderBound(double rate, double wait) {
              " I/O threads, prefetch " + std::to_string(now_.prefetch) + " (the consumer waited " + Percent(wait) +
              ", " + Rate(rate) + ")",
          true);
+}
+
+LoadTuner::Setting LoadTuner::MoreIo(Setting s) const {
+  s.io = std::min(scope_.io_max, 2 * s.io);
+  if (scope_.prefetch) s.prefetch = std::max(kMinPrefetch, s.prefetch - kPrefetchStep);
+  return s;
 }
 
 void LoadTuner::StartProbe(Phase phase) {

@@ -162,6 +162,40 @@ TEST(LoadTuner, MoreIoThreadsThatGainInOneWindowOnlyAreGivenBack) {
   EXPECT_EQ(t.setting(), (LoadTuner::Setting{16, 2, 2})) << t.why();
 }
 
+// A loader-bound GPU-path pair that starts at 4 I/O threads and prefetch 4 (GpuPrefetch for
+// batches of 64) and takes `seconds(io, prefetch)` per batch. 3000 hand-outs.
+template <typename Seconds>
+LoadTuner::Setting DriveGpuGrid(Seconds seconds) {
+  LoadTuner t({12, 4, 4}, {.threads = false, .prefetch = true, .io_max = 8});
+  int64_t clock = 0;
+  for (int b = 0; b < 3000; ++b) {
+    const double make = seconds(t.setting().io, t.setting().prefetch);
+    clock += static_cast<int64_t>(make * 1e9);
+    t.Record(clock, static_cast<int64_t>(make * 1e9));
+  }
+  EXPECT_TRUE(t.settled()) << t.why();
+  return t.setting();
+}
+
+TEST(LoadTuner, MoreIoThreadsAreTriedWithAShallowerPrefetch) {
+  // As dataset (a) on an H200 (issue 19): (8, 2) 9% above (4, 4), (8, 4) level with it, (4, 2)
+  // 2% under, deeper prefetches slower. Doubling the I/O threads at prefetch 4 finds no gain.
+  const LoadTuner::Setting s = DriveGpuGrid([](int io, int prefetch) {
+    if (io == 8) return prefetch == 2 ? 0.0092 : 0.01;
+    return prefetch == 4 ? 0.01 : prefetch == 2 ? 0.0102 : 0.011;
+  });
+  EXPECT_EQ(s, (LoadTuner::Setting{12, 2, 8}));
+}
+
+TEST(LoadTuner, AShallowerPrefetchThatCostsIsGivenBackWithTheIoThreads) {
+  // As dataset (b): (4, 4) above both (8, 2) and (8, 4); prefetch 6 slower.
+  const LoadTuner::Setting s = DriveGpuGrid([](int io, int prefetch) {
+    if (io == 8) return 0.0107;
+    return prefetch == 4 ? 0.01 : 0.011;
+  });
+  EXPECT_EQ(s, (LoadTuner::Setting{12, 4, 4}));
+}
+
 TEST(LoadTuner, IoThreadsThatDoNotGainAreGivenBack) {
   LoadTuner t({16, 2, 2}, {true, true, 8});
   Drive(t, Pair{}, 3000);  // decoding limits the loader, not reading

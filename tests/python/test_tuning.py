@@ -100,7 +100,9 @@ def test_gpu_path_tunes_io_threads_and_prefetch_not_compute_threads(tmp_path):
     stats = loader.stats()
     assert stats["tuning"]["settled"] and stats["tuning"]["why"].startswith("loader-bound"), stats["tuning"]
     assert stats["num_threads"] == threads
-    assert 4 <= stats["io_threads"] <= 8 and stats["prefetch"] in (4, 6)  # batches of 64 start at 4
+    # Batches of 64 start at 4 I/O threads, prefetch 4; 8 I/O threads are tried at prefetch 2,
+    # a deeper prefetch (+2) after that.
+    assert (stats["io_threads"], stats["prefetch"]) in {(4, 4), (4, 6), (8, 2), (8, 4)}, stats["tuning"]
     given = sluice.Loader(root, [T.RandomResizedCrop(32), T.ToTensor()], batch_size=4, device="cuda",
                           io_threads=2, prefetch=3)
     assert given.stats()["tuning"] == {"settled": True, "why": "nothing to tune: io_threads and prefetch were given "
