@@ -98,6 +98,7 @@ def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, set
     while time.perf_counter() < start + warmup or (time.perf_counter() < deadline and
                                                    not loader.stats()["tuning"]["settled"]):
         step(next(it))
+    routes0 = loader.stats().get("route_samples") or {}
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds or n < 4:
         step(next(it))
@@ -107,8 +108,13 @@ def child(data: str, kind: str, threads: int, prefetch: int, seconds: float, set
     rate = n * batch / (time.perf_counter() - t0)
     s = loader.stats()
     loader.close()
-    return {"images_per_s": rate, "threads": s["io_threads" if cuda else "num_threads"], "prefetch": s["prefetch"],
-            "tuning": s["tuning"]}
+    row = {"images_per_s": rate, "threads": s["io_threads" if cuda else "num_threads"], "prefetch": s["prefetch"],
+           "tuning": s["tuning"]}
+    # The GPU path: the share of the timed samples its route scheduler sent to the CPU side.
+    routed = {r: c - routes0.get(r, 0) for r, c in (s.get("route_samples") or {}).items()}
+    if sum(routed.values()) > 0:
+        row["cpu_side_share"] = 1 - routed.get("hardware", 0) / sum(routed.values())
+    return row
 
 
 def run_row(data, kind, threads, prefetch, args) -> dict:
@@ -197,7 +203,8 @@ def main() -> None:
                     runs[name].append(run_row(data, kind, t, p, args))
                     r = runs[name][-1]  # as it comes (a bench cut short still shows these)
                     print(f"  {name}, run {k + 1}: " + (r["error"] if "error" in r else
-                          f"{r['images_per_s']:,.0f} images/s at {r['threads']}, {r['prefetch']}"),
+                          f"{r['images_per_s']:,.0f} images/s at {r['threads']}, {r['prefetch']}" +
+                          (f", CPU side {r['cpu_side_share']:.1%}" if "cpu_side_share" in r else "")),
                           file=sys.stderr, flush=True)
             table = {name: median_row(runs[name]) for name, _, _ in rows}
             for name, r in table.items():

@@ -51,13 +51,16 @@ RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
   if (has_hybrid_ && choose && batches_ % kExploreEvery == kExploreEvery - 1) s.explore = kExploreSamples;
   ++batches_;
   if (!has_hw_ || eligible == 0) return s;
-  // The CPU side takes share_ of the batch; ineligible samples count towards it.
-  const int cpu_target = static_cast<int>(std::lround(share_ * n));
-  int hardware = n - cpu_target;
+  // The CPU side takes share_ of the batch; ineligible samples count towards it. The engines'
+  // part comes in grains, and what the rounding gave too many or too few is owed by the next
+  // batches: a grain of 16 is a quarter of a batch of 64, which would leave such batches only
+  // the shares 0, 1/4, 1/2, ... whatever share_ is.
+  const double cpu_target = share_ * n + owed_;
   const int grain = n >= 4 * kHardwareGrain ? kHardwareGrain : n >= 16 ? kHardwareGrain / 2 : 1;
-  hardware = static_cast<int>(std::lround(static_cast<double>(hardware) / grain)) * grain;
+  int hardware = static_cast<int>(std::lround((n - cpu_target) / grain)) * grain;
   if (eligible < hardware) hardware = eligible / grain * grain;
   s.hardware = std::clamp(hardware, 0, eligible);
+  owed_ = std::clamp(cpu_target - (n - s.hardware), -static_cast<double>(grain), static_cast<double>(grain));
   return s;
 }
 
@@ -102,6 +105,7 @@ void RouteScheduler::Interrupt() {
 
 void RouteScheduler::SetShare(double share) {
   share_ = share;
+  owed_ = 0;
   first_probe_rate_ = 0;
   ++generation_;
   window_launches_ = 0;

@@ -53,7 +53,8 @@ class RouteScheduler {
     int hardware = 0;              // of the eligible samples, how many go to the engines: a
                                    // multiple of kHardwareGrain in batches of 4 grains or more,
                                    // of half of it in batches of 16 or more (few call sizes:
-                                   // NvjpegHardwareDecoder keeps a state for each)
+                                   // NvjpegHardwareDecoder keeps a state for each); over
+                                   // consecutive batches the share on average
     DecodeRoute cpu_side = DecodeRoute::kCpu;  // where the other samples go (the hybrid-decodable ones)
     int explore = 0;               // of those, how many try the other CPU-side route
     int64_t generation = 0;        // the share it was planned at: give it back to RecordLaunch
@@ -111,6 +112,7 @@ class RouteScheduler {
   bool pinned_ = false;                          // the share is held (SLUICE_ROUTE_SHARE)
   DecodeRoute side_ = DecodeRoute::kAuto;        // the CPU side's decoder, unless chosen (SLUICE_CPU_SIDE)
   int64_t batches_ = 0;
+  double owed_ = 0;              // CPU-side samples the grains of earlier batches left over (+) or took (-)
   // The hill climb, under mu_.
   int64_t generation_ = 0;
   Phase phase_ = Phase::kHold;
