@@ -82,7 +82,8 @@ void LoadTuner::WindowDone(double rate, double wait) {
       bool gained = false;
       if (!ProbeDecided(rate, &gained)) return;
       if (gained) {
-        why_ = std::to_string(now_.io) + " I/O threads, prefetch " + std::to_string(now_.prefetch) + " gained (" + Rate(rate) + " against " + Rate(base_rate_) + ")";
+        why_ = std::to_string(now_.io) + " I/O threads, prefetch " + std::to_string(now_.prefetch) + " gained (" +
+               Rate(rate) + " against " + Rate(base_rate_) + ")";
         base_rate_ = rate;
         if (now_.io < scope_.io_max) {
           before_ = now_;

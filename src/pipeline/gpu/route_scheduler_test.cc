@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <set>
 
 namespace sluice {
@@ -247,7 +246,6 @@ TEST(RouteScheduler, SmallBatchesGetTheShareOnAverage) {
         cpu += n - split.hardware;
       }
       EXPECT_NEAR(cpu, share * n * 64, grain) << "batch " << n << ", share " << share;
-      std::printf("batch %d, share %.4f: %d of %d samples to the CPU side\n", n, share, cpu, n * 64);
     }
   }
 }
