@@ -92,7 +92,7 @@ class LoadTuner {
   // `s` with twice the I/O threads (at most io_max) and, where the prefetch is tuned,
   // kPrefetchStep fewer batches in flight (at least kMinPrefetch). On the GPU path, which starts
   // at prefetch 4 for batches of 64 (GpuPrefetch), dataset (a) ran 2-10% faster at 8 I/O threads
-  // and prefetch 2 than at (4, 4), and 0-5% at (8, 4), which a probe rarely kept (issue 19's
+  // and prefetch 2 than at (4, 4), and -1% to +5% at (8, 4), which a probe rarely kept (issue 19's
   // sweeps, docs/benchmarks.md).
   Setting MoreIo(Setting s) const;
   void StartProbe(Phase phase);   // the probe set in now_ (before_ the setting it left)
