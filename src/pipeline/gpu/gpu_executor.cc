@@ -129,7 +129,8 @@ Status GpuExecutor::Init() {
   pinned_ = HostPool::Create(PinnedAllocator());
   host_ = HostPool::Create();
   SLUICE_ASSIGN_OR_RETURN(decoders_, GpuDecoders::Create(pool_.get(), options_.decode_route, threads));
-  scheduler_ = std::make_unique<RouteScheduler>(decoders_->has_hardware(), decoders_->has_hybrid(), threads);
+  const bool hw = decoders_->has_hardware();
+  scheduler_ = std::make_unique<RouteScheduler>(hw, decoders_->has_hybrid(), threads, options_.batch_size);
   // Streams for the batches in flight, and for a deeper prefetch the tuner may try.
   for (int i = 0; i < *options_.prefetch + 1 + LoadTuner::kPrefetchStep; ++i) {
     streams_.push_back(std::make_unique<CudaStream>());

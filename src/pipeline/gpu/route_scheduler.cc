@@ -15,17 +15,21 @@ constexpr int kExploreEvery = 8;    // batches
 constexpr int kExploreSamples = 4;
 }  // namespace
 
-RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads)
+RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads, int batch_size)
     : has_hw_(has_hardware), has_hybrid_(has_hybrid), cpu_threads_(std::max(1, cpu_threads)),
       share_(has_hardware ? 0.0 : 1.0), base_share_(share_),
       window_seconds_(EnvKnob("SLUICE_ROUTE_WINDOW_MS", kWindowSeconds * 1e3) * 1e-3) {
   // With the engines, the start is the balanced share by the prior costs (what was measured
-  // best on the H100/H200 machines: docs/benchmarks.md), held while the costs are measured.
+  // best on the H100/H200 machines: docs/benchmarks.md), held while the costs are measured;
+  // small batches start with the engines alone (see the header).
   if (has_hw_) {
-    share_ = base_share_ = BalancedShare(kEngineCostPrior);
+    share_ = base_share_ = batch_size < kSmallBatch ? 0.0 : BalancedShare(kEngineCostPrior);
     hold_ = kBalancedHoldWindows;
   }
-  // Probes (bench/gpu_probe.py) pin the share and the CPU side's decoder to compare splits.
+  // Probes (bench/gpu_probe.py) set the start, or pin the share and the CPU side's decoder, to
+  // compare splits.
+  static const double start = EnvKnob("SLUICE_ROUTE_START", -1);
+  if (has_hw_ && start >= 0 && start <= 1) share_ = base_share_ = start;
   static const double pinned = EnvKnob("SLUICE_ROUTE_SHARE", -1);
   static const double side = EnvKnob("SLUICE_CPU_SIDE", 0);  // 1: libjpeg-turbo, 2: hybrid
   if (has_hw_ && pinned >= 0 && pinned <= 1) {

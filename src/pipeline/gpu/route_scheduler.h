@@ -8,7 +8,10 @@
 // The share starts where both sides would finish together by prior costs (kEngineCostPrior and
 // 2.5 ms of CPU thread time per image: 3/16 with 12 CPU-side threads), times kModelFraction, at
 // most kMaxModelShare, and holds it for kBalancedHoldWindows while the costs are measured (a
-// probe costs: a share off the best one, and engine calls of other sizes). Then it climbs: a
+// probe costs: a share off the best one, and engine calls of other sizes). Batches under
+// kSmallBatch start with the engines alone instead: their engine calls hold one batch's engine
+// share, small already, and a CPU share makes them smaller (on the VOC-like set at batch 32 the
+// start at 3/16 cost 10-15% until a probe at 0 won). Then it climbs: a
 // window at the balanced share by the measured costs (when it moved away), one step up, one
 // down, and at 0, each against the mean of the held share's last two windows (the steps down,
 // which add engine work, only when the engines were busy less than kBusyForDown in the hold, or
@@ -46,8 +49,8 @@ namespace sluice {
 
 class RouteScheduler {
  public:
-  // The routes the machine has, and the threads the CPU side decodes on.
-  RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads = 8);
+  // The routes the machine has, the threads the CPU side decodes on, and the batch size.
+  RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads = 8, int batch_size = 256);
 
   struct Split {
     int hardware = 0;              // of the eligible samples, how many go to the engines: a
@@ -73,6 +76,7 @@ class RouteScheduler {
   static constexpr double kModelFraction = 0.9;   // of the share that would balance the sides
   static constexpr double kMaxModelShare = 3.0 / 16;  // the balanced share is taken up to this
                                                       // (the climb may go further)
+  static constexpr int kSmallBatch = 4 * kHardwareGrain;  // batches under this start at a share of 0
   static constexpr int kMaxHoldWindows = 128;     // holds double up to this
   static constexpr double kBusyForDown = 0.95;    // steps down are probed only when the engines
                                                   // were busy less than this in the hold,

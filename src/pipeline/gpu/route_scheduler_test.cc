@@ -72,23 +72,23 @@ TEST(RouteScheduler, ClimbsToTheSplitWhereTheCpuSideAdds) {
 }
 
 // Drives `s` on `m` for `batches` batches, reporting the engines' time and the CPU side's cost
-// as the executor does; returns the mean share planned from batch `from` on.
+// as the executor does, in batches of `n`; returns the mean share planned from batch `from` on.
 double DriveWithCosts(RouteScheduler& s, const Machine& m, int batches, int from, double* rate = nullptr,
-                      int threads = 8) {
+                      int threads = 8, int n = 256) {
   int64_t clock = 0;
   double share_sum = 0, seconds = 0;
   for (int b = 0; b < batches; ++b) {
-    const RouteScheduler::Split split = s.Plan(256, 256);
-    const int cpu = 256 - split.hardware;
+    const RouteScheduler::Split split = s.Plan(n, n);
+    const int cpu = n - split.hardware;
     const double t = m.BatchSeconds(split.hardware, cpu);
     const double engines = m.hw_rate * (cpu > 0 ? 1 - m.interference : 1.0);
     s.RecordEngines(split.hardware, split.hardware / engines);
     if (cpu > 0) s.RecordCpuSide(DecodeRoute::kCpu, cpu, cpu * threads / m.cpu_rate);
     clock += static_cast<int64_t>(t * 1e9);
-    s.RecordLaunch(split.generation, 256, clock);
-    if (b >= from) share_sum += cpu / 256.0, seconds += t;
+    s.RecordLaunch(split.generation, n, clock);
+    if (b >= from) share_sum += cpu / static_cast<double>(n), seconds += t;
   }
-  if (rate != nullptr) *rate = (batches - from) * 256 / seconds;
+  if (rate != nullptr) *rate = (batches - from) * n / seconds;
   return share_sum / (batches - from);
 }
 
@@ -105,6 +105,24 @@ TEST(RouteScheduler, StartsFromTheBalancedShare) {
   EXPECT_NEAR(DriveWithCosts(s, m, 600, 0, &rate, 12), 3.0 / 16, 0.25 / 16);
   EXPECT_DOUBLE_EQ(s.balanced_share(), 3.0 / 16);
   EXPECT_GT(rate, 0.97 * 17231);
+}
+
+TEST(RouteScheduler, SmallBatchesStartWithTheEnginesAlone) {
+  // Batches under 64 start at a share of 0 (their engine calls are small already); from 64 up,
+  // at the balanced share by the prior costs. A batch of 32 at the start goes to the engines
+  // whole, and a second of them too: nothing is owed.
+  RouteScheduler small(true, true, 12, 32), large(true, true, 12, 64);
+  EXPECT_EQ(small.cpu_share(), 0.0);
+  EXPECT_EQ(small.Plan(32, 32).hardware, 32);
+  EXPECT_EQ(small.Plan(32, 32).hardware, 32);
+  EXPECT_DOUBLE_EQ(large.cpu_share(), 3.0 / 16);
+  // Where the CPU side adds (engines 14,000/s untouched by it, the CPU side 4,000/s), the
+  // climb from 0 still reaches a share that gains, in batches of 32: the best split there sends
+  // 8 of 32 to the CPU side (16,000/s: both sides take 2 ms a batch), the engines alone 14,000/s.
+  RouteScheduler climbs(true, true, 12, 32);
+  double rate = 0;
+  EXPECT_GT(DriveWithCosts(climbs, {14000, 4000, 0.0}, 20000, 4000, &rate, 12, 32), 1.5 / 16);
+  EXPECT_GT(rate, 0.97 * 16000);
 }
 
 TEST(RouteScheduler, LeavesTheBalancedShareWhenTheCpuSideSlowsTheEngines) {
