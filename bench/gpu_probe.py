@@ -19,17 +19,17 @@ set before the context exists), affinity=split (the loader's threads that feed t
 I/O threads and the main thread on the first 3 physical cores, both hyperthreads; its decode
 threads on the others).
 
-The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_ENGINE_IMAGES
-(images per engine in one engine call; 32), SLUICE_ENGINE_STATES (call sizes to initialize
-nvJPEG states for at the start, separated by colons: 128:224), SLUICE_ROUTE_SHARE (auto's CPU
-share, held), SLUICE_ROUTE_START (the share auto starts from), SLUICE_ROUTE_WINDOW_MS (the shortest window auto measures a share in; 250),
-SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0: off), SLUICE_ENGINE_MAX_SIDE
-(the largest image side the engines take; 1024), SLUICE_ENGINE_GATHER (engine calls may take
-the samples of several queued batches, up to this many; 0: off), SLUICE_POOL_CAP (the device
-pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS (the pools' sweep as an
-epoch starts at most once per this many ms; 0: every epoch). The trace lines of
-auto's windows are counted into a summary per row: share -> windows, mean img/s (engines busy).
-Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
+The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_ENGINE_IMAGES (images
+per engine in one engine call; 32), SLUICE_ENGINE_STATES (call sizes to initialize nvJPEG states
+for at the start, separated by colons: 128:224), SLUICE_ROUTE_SHARE (auto's CPU share, held),
+SLUICE_ROUTE_START (the share auto starts from), SLUICE_ROUTE_WINDOW_MS (the shortest window auto
+measures a share in; 250), SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0:
+off), SLUICE_ENGINE_MAX_SIDE (the largest image side the engines take; 1024), SLUICE_ENGINE_GATHER
+(engine calls may take the samples of several queued batches, up to this many; 0: off),
+SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
+(the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). The trace
+lines of auto's windows are counted into a summary per row: share -> windows, mean img/s (engines
+busy). Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
 sluice-io, the rest) in cores.
 
     python bench/gpu_probe.py DATA --engine-widths 16,32,37,64

@@ -22,7 +22,9 @@ a device sync) the tuner tunes the I/O threads and the prefetch, not the compute
 route scheduler splits the decoding): the sweep's --threads are I/O threads, default is 4 I/O
 threads and prefetch 2.
 Prints a table per dataset and consumer, then: tuned / default and tuned / best swept (with
-several rounds also round by round: the median of the ratios of runs in one round). With
+several rounds also round by round: the median of the ratios of runs in one round), and, where a
+swept row has the default's setting, default / that row: one setting run in two rows, the
+spread any ratio here carries. With
 --repeats R the rows run R times in interleaved rounds, each round starting one row later (so
 that a drift of the machine's speed, or a row's place in the round, touches every row alike); a
 row's rate is the median of its runs, shown with their range.
@@ -157,10 +159,18 @@ def print_ratios(table: dict, runs: dict) -> None:
     tuned = ok["tuned"]["images_per_s"]
     print(f"\ntuned / default {tuned / ok['default']['images_per_s']:.2f}x; tuned / best swept "
           f"({best}) {tuned / swept[best]['images_per_s']:.2f}x; tuner: {ok['tuned']['tuning']['why']}")
-    for other in ("default", best):
-        ratios = paired(runs["tuned"], runs[other])
+    pairs = [("tuned", "default"), ("tuned", best)]
+    # The noise floor: a swept row with the default's setting runs it a second time.
+    same = [k for k, v in swept.items() if (v["threads"], v["prefetch"]) ==
+            (ok["default"]["threads"], ok["default"]["prefetch"])]
+    if same:
+        pairs.append(("default", same[0]))
+        print(f"  control, one setting in two rows: default / {same[0]} "
+              f"{ok['default']['images_per_s'] / swept[same[0]]['images_per_s']:.2f}x")
+    for row, other in pairs:
+        ratios = paired(runs[row], runs[other])
         if len(ratios) > 1:
-            print(f"  round by round, tuned / {other}: median {ratios[(len(ratios) - 1) // 2]:.2f}x "
+            print(f"  round by round, {row} / {other}: median {ratios[(len(ratios) - 1) // 2]:.2f}x "
                   f"({ratios[0]:.2f}-{ratios[-1]:.2f}x over {len(ratios)} rounds)")
 
 

@@ -94,3 +94,24 @@ def test_tune_bench_pairs_runs_by_round_and_takes_medians(monkeypatch):
     assert paired(tuned, default) == [0.9, 1.1, 1.25]
     m = median_row(tuned)
     assert (m["images_per_s"], m["low"], m["high"], m["runs"]) == (100.0, 90.0, 110.0, 3)
+
+
+def test_tune_bench_reports_the_default_setting_run_twice_as_a_control(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    from tune_bench import print_ratios
+
+    def row(rate, threads, prefetch):
+        return {"images_per_s": rate, "threads": threads, "prefetch": prefetch, "tuning": {"why": "settled"}}
+
+    table = {"default": row(95.0, 16, 2), "tuned": row(96.0, 16, 2), "16 threads, prefetch 2": row(100.0, 16, 2),
+             "16 threads, prefetch 4": row(98.0, 16, 4)}
+    runs = {"default": [{"images_per_s": 90.0}, {"images_per_s": 100.0}],
+            "tuned": [{"images_per_s": 96.0}, {"images_per_s": 96.0}],
+            "16 threads, prefetch 2": [{"images_per_s": 100.0}, {"images_per_s": 100.0}],
+            "16 threads, prefetch 4": [{"images_per_s": 98.0}, {"images_per_s": 98.0}]}
+    print_ratios(table, runs)
+    out = capsys.readouterr().out
+    assert "tuned / best swept (16 threads, prefetch 2) 0.96x" in out
+    # The swept row of the default's setting is that setting's second run: 95 / 100.
+    assert "control, one setting in two rows: default / 16 threads, prefetch 2 0.95x" in out
+    assert "round by round, default / 16 threads, prefetch 2: median 0.90x (0.90-1.00x over 2 rounds)" in out

@@ -10,8 +10,8 @@
 // most kMaxModelShare, and holds it for kBalancedHoldWindows while the costs are measured (a
 // probe costs: a share off the best one, and engine calls of other sizes). Batches under
 // kSmallBatch start with the engines alone instead: their engine calls hold one batch's engine
-// share, small already, and a CPU share makes them smaller (on the VOC-like set at batch 32 the
-// start at 3/16 cost 10-15% until a probe at 0 won). Then it climbs: a
+// share, small already, and a CPU share makes them smaller (on the VOC-like set at batch 32, a
+// start at 3/16 ran at 0.86-0.92x the engines alone, a start at 0 at 0.96x). Then it climbs: a
 // window at the balanced share by the measured costs (when it moved away), one step up, one
 // down, and at 0, each against the mean of the held share's last two windows (the steps down,
 // which add engine work, only when the engines were busy less than kBusyForDown in the hold, or
