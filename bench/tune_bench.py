@@ -24,7 +24,10 @@ threads and prefetch 2.
 Prints a table per dataset and consumer, then: tuned / default and tuned / best swept (with
 several rounds also round by round: the median of the ratios of runs in one round), and, where a
 swept row has the default's setting, default / that row: one setting run in two rows, the
-spread any ratio here carries. With
+spread any ratio here carries. --confirm N then runs the best swept setting again beside the
+tuner, N rounds of the two (the first in turn): the best of several noisy medians sits above a
+typical run of its own setting, so the sweep picks the setting and these fresh runs measure it.
+With
 --repeats R the rows run R times in interleaved rounds, each round starting one row later (so
 that a drift of the machine's speed, or a row's place in the round, touches every row alike); a
 row's rate is the median of its runs, shown with their range.
@@ -174,6 +177,37 @@ def print_ratios(table: dict, runs: dict) -> None:
                   f"({ratios[0]:.2f}-{ratios[-1]:.2f}x over {len(ratios)} rounds)")
 
 
+def confirm_best(data: str, kind: str, rows: list, table: dict, args) -> dict | None:
+    """The tuned row against a fresh run of the best swept setting, --confirm rounds of the pair
+    (which runs first alternates); prints and returns the ratios' mean, standard error and median."""
+    swept = {name: table[name] for name, _, _ in rows[2:] if "error" not in table[name]}
+    if args.confirm < 1 or not swept:
+        return None
+    best = max(swept, key=lambda k: swept[k]["images_per_s"])
+    setting = next((t, p) for name, t, p in rows if name == best)
+    pair = {"tuned": [], best: []}
+    for k in range(args.confirm):
+        order = [("tuned", (0, 0)), (best, setting)]
+        for name, (t, p) in order[k % 2:] + order[:k % 2]:
+            pair[name].append(run_row(data, kind, t, p, args))
+            r = pair[name][-1]
+            print(f"  confirm {k + 1}, {name}: " + (r["error"] if "error" in r else
+                  f"{r['images_per_s']:,.0f} images/s at {r['threads']}, {r['prefetch']}"), file=sys.stderr, flush=True)
+    ratios = [x["images_per_s"] / y["images_per_s"] for x, y in zip(pair["tuned"], pair[best])
+              if "error" not in x and "error" not in y]
+    if len(ratios) < 2:
+        return None
+    mean = sum(ratios) / len(ratios)
+    se = (sum((x - mean) ** 2 for x in ratios) / (len(ratios) - 1) / len(ratios)) ** 0.5
+    median = sorted(ratios)[(len(ratios) - 1) // 2]
+    print(f"\nconfirm: tuned / {best}, run again in {len(ratios)} rounds of the pair: mean {mean:.3f}x "
+          f"(standard error {se:.3f}), median {median:.3f}x, range {min(ratios):.2f}-{max(ratios):.2f}x", flush=True)
+    return {"best": best, "ratios": ratios, "mean": mean, "se": se, "median": median,
+            "tuned_images_per_s": [x.get("images_per_s") for x in pair["tuned"]],
+            "best_images_per_s": [x.get("images_per_s") for x in pair[best]],
+            "tuned_settings": [[x.get("threads"), x.get("prefetch")] for x in pair["tuned"]]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", nargs="+")
@@ -186,6 +220,8 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--repeats", type=int, default=1, help="rounds over the rows; a row's rate is their median")
+    ap.add_argument("--confirm", type=int, default=0,
+                    help="then N rounds of the tuned row beside the best swept setting run again")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     ap.add_argument("--json")
     ap.add_argument("--_child", nargs=3, metavar=("KIND", "THREADS", "PREFETCH"), help=argparse.SUPPRESS)
@@ -227,7 +263,8 @@ def main() -> None:
             print_ratios(table, runs)
             for name, r in table.items():  # every run's rate, in round order
                 r["runs_images_per_s"] = [x.get("images_per_s") for x in runs[name]]
-            results.append({"data": data, "consumer": kind, "cpus": cpus, "device": args.device, "rows": table})
+            results.append({"data": data, "consumer": kind, "cpus": cpus, "device": args.device, "rows": table,
+                            "confirm": confirm_best(data, kind, rows, table, args)})
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

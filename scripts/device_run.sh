@@ -24,7 +24,8 @@
 #   path (ctest; pytest on the webdataset, pack and GPU files), then bench/shard_bench.py on
 #   dataset (a) with nginx from .deb/nginx (SHARD_ROWS: substrings of the rows to run).
 #   doctor: `sluice doctor` on (a), seed pipeline, ResNet-50, on the GPU (report, JSON, chart).
-#   tunebench: bench/tune_bench.py (the tuner against the defaults and a sweep; TUNE_DEVICE=cuda: the GPU path).
+#   tunebench: bench/tune_bench.py (the tuner against the defaults and a sweep; TUNE_DEVICE=cuda: the GPU path;
+#   TUNE_CONFIRM=N: then N rounds of the tuner beside the best swept setting run again).
 #   video: the C++ tests and the video tests (NVDEC against the CPU decode); carry .ffmpeg too
 #   (scripts/build_device_ffmpeg.sh: the machine has no FFmpeg) and PyAV in .whl.
 #   videobench: bench/video_bench.py on the seed experiment's videos (see below).
@@ -164,6 +165,7 @@ if [ "$what" = tunebench ]; then  # TUNE_DATASETS: which of (a) and (b) ("a b")
     timeout "${TUNE_TIMEOUT:-500}" "$PY" bench/tune_bench.py /tmp/data_$d --consumers "${!cv:-none}" \
       --threads "${TUNE_THREADS:-4,8,12,16}" --prefetch "${TUNE_PREFETCH:-2,4}" --seconds "${SECONDS_PER_ROW:-4}" \
       --repeats "${TUNE_REPEATS:-1}" --device "${TUNE_DEVICE:-cpu}" --warmup "${TUNE_WARMUP:-0}" \
+      --confirm "${TUNE_CONFIRM:-0}" \
       --json "$OUT/tune_$d.json" 2>&1 | tee -a "$OUT/tune.log"
   done
   exit 0

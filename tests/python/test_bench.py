@@ -115,3 +115,31 @@ def test_tune_bench_reports_the_default_setting_run_twice_as_a_control(monkeypat
     # The swept row of the default's setting is that setting's second run: 95 / 100.
     assert "control, one setting in two rows: default / 16 threads, prefetch 2 0.95x" in out
     assert "round by round, default / 16 threads, prefetch 2: median 0.90x (0.90-1.00x over 2 rounds)" in out
+
+
+def test_tune_bench_confirms_the_best_swept_setting_in_fresh_pairs(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    import tune_bench
+
+    rows = [("default", 16, 2), ("tuned", 0, 0), ("16 threads, prefetch 2", 16, 2), ("16 threads, prefetch 4", 16, 4)]
+    table = {"default": {"images_per_s": 95.0}, "tuned": {"images_per_s": 90.0},
+             "16 threads, prefetch 2": {"images_per_s": 97.0}, "16 threads, prefetch 4": {"images_per_s": 110.0}}
+    calls = []
+    fresh = {(0, 0): iter([90.0, 99.0, 95.0]), (16, 4): iter([100.0, 100.0, 100.0])}
+
+    def fake_run_row(data, kind, threads, prefetch, args):
+        calls.append((threads, prefetch))
+        return {"images_per_s": next(fresh[(threads, prefetch)]), "threads": threads, "prefetch": prefetch}
+
+    monkeypatch.setattr(tune_bench, "run_row", fake_run_row)
+    args = type("Args", (), {"confirm": 3})()
+    c = tune_bench.confirm_best("d", "none", rows, table, args)
+    # The best swept median (110, prefetch 4) is run again beside the tuner; the order alternates.
+    assert calls == [(0, 0), (16, 4), (16, 4), (0, 0), (0, 0), (16, 4)]
+    assert c["best"] == "16 threads, prefetch 4"
+    assert c["ratios"] == pytest.approx([0.90, 0.99, 0.95])
+    assert c["mean"] == pytest.approx(0.9466667)
+    assert c["se"] == pytest.approx(((0.0466667 ** 2 + 0.0433333 ** 2 + 0.0033333 ** 2) / 2 / 3) ** 0.5, rel=1e-3)
+    assert c["median"] == pytest.approx(0.95)
+    assert "confirm: tuned / 16 threads, prefetch 4, run again in 3 rounds of the pair: mean 0.947x" in capsys.readouterr().out
+    assert tune_bench.confirm_best("d", "none", rows, table, type("Args", (), {"confirm": 0})()) is None
