@@ -13,7 +13,8 @@ with the consumer's step in the loop. Consumers:
                  threads (competes with the loader's threads for cores)
 
     python bench/tune_bench.py DATA [DATA ...] --consumers none,sleep:40,torch:4 --seconds 5
-        [--threads 2,4,8,16] [--prefetch 2,4] [--repeats 3] [--device cuda] [--warmup 8] [--json out.json]
+        [--threads 2,4,8,16] [--prefetch 2,4] [--repeats 3] [--confirm 12] [--device cuda] [--warmup 8]
+        [--json out.json]
 --warmup S: every row runs S seconds before it is timed, as the tuned row does while the tuner
 settles (without it the swept rows are timed after 3 batches, before the route scheduler and the
 caches settle: a bias for the tuned row).
@@ -24,13 +25,13 @@ threads and prefetch 2.
 Prints a table per dataset and consumer, then: tuned / default and tuned / best swept (with
 several rounds also round by round: the median of the ratios of runs in one round), and, where a
 swept row has the default's setting, default / that row: one setting run in two rows, the
-spread any ratio here carries. --confirm N then runs the best swept setting again beside the
-tuner, N rounds of the two (the first in turn): the best of several noisy medians sits above a
-typical run of its own setting, so the sweep picks the setting and these fresh runs measure it.
-With
---repeats R the rows run R times in interleaved rounds, each round starting one row later (so
-that a drift of the machine's speed, or a row's place in the round, touches every row alike); a
-row's rate is the median of its runs, shown with their range.
+spread any ratio here carries. With --repeats R the rows run R times in interleaved rounds, each
+round starting one row later (so that a drift of the machine's speed, or a row's place in the
+round, touches every row alike); a row's rate is the median of its runs, shown with their range.
+--confirm N then runs the best swept setting again beside the tuner, N rounds of the two (which
+runs first alternates): the best of several noisy medians sits above a typical run of its own
+setting, so the sweep picks the setting and these fresh runs measure it (mean of the ratios
+round by round, with its standard error).
 """
 from __future__ import annotations
 
