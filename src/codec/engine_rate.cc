@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 
 #include "codec/decoder.h"
@@ -9,13 +10,15 @@
 #include "gpu/cuda_util.h"
 #include "gpu/device.h"
 #include "gpu/device_pool.h"
+#include "gpu/pinned.h"
 
 namespace sluice {
 
 namespace {
 
 struct EngineFile {
-  const std::vector<uint8_t>* bytes;
+  const uint8_t* data;
+  size_t size;
   int width, height;
 };
 
@@ -28,7 +31,7 @@ std::vector<EngineFile> EngineFiles(std::span<const std::vector<uint8_t>> files,
   for (const std::vector<uint8_t>& f : files) {
     Result<ImageInfo> info = header.ReadHeader(f.data(), f.size());
     if (!info.ok() || info->format != ImageFormat::kJpeg || !HardwareDecodable(*info)) continue;
-    usable.push_back(EngineFile{&f, info->width, info->height});
+    usable.push_back(EngineFile{f.data(), f.size(), info->width, info->height});
     *largest = std::max(*largest, static_cast<size_t>(info->width) * info->height * 3);
     *side = std::max({*side, info->width, info->height});
   }
@@ -42,12 +45,29 @@ Status DecodeCall(NvjpegHardwareDecoder& hw, const std::vector<EngineFile>& file
   for (size_t k = 0; k < jobs->size(); ++k) {
     const EngineFile& f = files[*next];
     *next = (*next + 1) % files.size();
-    (*jobs)[k] = NvjpegJob{f.bytes->data(), f.bytes->size(), Rect{0, 0, f.width, f.height}, out + k * slot,
+    (*jobs)[k] = NvjpegJob{f.data, f.size, Rect{0, 0, f.width, f.height}, out + k * slot,
                            static_cast<size_t>(f.width) * 3};
   }
   SLUICE_RETURN_IF_ERROR(hw.Decode(*jobs, stream));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   return Status::OK();
+}
+
+// The files' bytes moved into one block from `alloc` (the loader's FileReadAllocator), where it
+// has one: the loop then reads them from the memory the loader's reads go to. Returns the block.
+std::shared_ptr<uint8_t> MoveFiles(std::vector<EngineFile>* files, RawAllocator alloc) {
+  if (alloc.allocate == nullptr) return nullptr;
+  size_t total = 0;
+  for (const EngineFile& f : *files) total += f.size;
+  std::shared_ptr<uint8_t> block(static_cast<uint8_t*>(alloc.allocate(total)), alloc.free);
+  if (block == nullptr) return nullptr;
+  size_t at = 0;
+  for (EngineFile& f : *files) {
+    std::memcpy(block.get() + at, f.data, f.size);
+    f.data = block.get() + at;
+    at += f.size;
+  }
+  return block;
 }
 
 }  // namespace
@@ -59,9 +79,10 @@ Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files
   SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
   size_t slot = 0;
   int side = 1;
-  const std::vector<EngineFile> usable = EngineFiles(files, &slot, &side);
+  std::vector<EngineFile> usable = EngineFiles(files, &slot, &side);
   if (usable.empty())
     return InvalidArgument("none of the ", files.size(), " files is a JPEG the engines take (baseline, 3 components)");
+  const std::shared_ptr<uint8_t> moved = MoveFiles(&usable, FileReadAllocator());
 
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<DevicePool> pool, DevicePool::Create(device, int64_t{16} << 30));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegContext> ctx, NvjpegContext::Create(pool.get()));

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/env_knob.h"
+
 namespace sluice {
 
 namespace {
@@ -17,5 +19,10 @@ void PinnedFree(void* p) { cudaFreeHost(p); }
 }  // namespace
 
 RawAllocator PinnedAllocator() { return RawAllocator{&PinnedAlloc, &PinnedFree}; }
+
+RawAllocator FileReadAllocator() {
+  static const bool pinned = EnvKnob("SLUICE_READ_PINNED", 0) != 0;
+  return pinned ? PinnedAllocator() : RawAllocator{};
+}
 
 }  // namespace sluice

@@ -127,7 +127,7 @@ Status GpuExecutor::Init() {
   const int io = *options_.io_threads, threads = *options_.num_threads;
   SLUICE_ASSIGN_OR_RETURN(pool_, DevicePool::Create(dev, options_.gpu_memory_budget));
   pinned_ = HostPool::Create(PinnedAllocator());
-  host_ = HostPool::Create();
+  host_ = HostPool::Create(FileReadAllocator());
   SLUICE_ASSIGN_OR_RETURN(decoders_, GpuDecoders::Create(pool_.get(), options_.decode_route, threads));
   const bool hw = decoders_->has_hardware();
   scheduler_ = std::make_unique<RouteScheduler>(hw, decoders_->has_hybrid(), threads, options_.batch_size);
@@ -155,7 +155,7 @@ Status GpuExecutor::Init() {
 // The loader's threads run on the CPUs near the GPU (its NUMA node) when this process may use
 // others too, as a NUMA-aware launcher would place them: on a machine of several GPUs and
 // sockets, threads that drift to the far socket read and feed the GPU across the interconnect.
-// SLUICE_GPU_AFFINITY=0 leaves them where the system puts them (to compare the two).
+// SLUICE_GPU_AFFINITY=0 leaves them where the system puts them.
 void GpuExecutor::PinNearGpu(int dev, int threads) {
   static const bool pin = EnvKnob("SLUICE_GPU_AFFINITY", 1) != 0;
   const std::vector<int> near = pin ? GpuLocalCpus(dev, threads) : std::vector<int>();
