@@ -151,15 +151,21 @@ def paired(a: list[dict], b: list[dict]) -> list[float]:
     return sorted(x["images_per_s"] / y["images_per_s"] for x, y in zip(a, b) if "error" not in x and "error" not in y)
 
 
+def best_swept(table: dict) -> str | None:
+    """The swept row (neither default nor tuned) with the highest rate; None when none ran."""
+    swept = {k: v for k, v in table.items() if k not in ("default", "tuned") and "error" not in v}
+    return max(swept, key=lambda k: swept[k]["images_per_s"]) if swept else None
+
+
 def print_ratios(table: dict, runs: dict) -> None:
     """tuned / default and tuned / the best swept row: of the medians, and with several rounds
     also the median of the ratios round by round, with their range (a drift of the machine
     between rounds then counts less)."""
     ok = {k: v for k, v in table.items() if "error" not in v}
     swept = {k: v for k, v in ok.items() if k not in ("default", "tuned")}
-    if not ("tuned" in ok and "default" in ok and swept):
+    best = best_swept(table)
+    if not ("tuned" in ok and "default" in ok and best):
         return
-    best = max(swept, key=lambda k: swept[k]["images_per_s"])
     tuned = ok["tuned"]["images_per_s"]
     print(f"\ntuned / default {tuned / ok['default']['images_per_s']:.2f}x; tuned / best swept "
           f"({best}) {tuned / swept[best]['images_per_s']:.2f}x; tuner: {ok['tuned']['tuning']['why']}")
@@ -181,10 +187,9 @@ def print_ratios(table: dict, runs: dict) -> None:
 def confirm_best(data: str, kind: str, rows: list, table: dict, args) -> dict | None:
     """The tuned row against a fresh run of the best swept setting, --confirm rounds of the pair
     (which runs first alternates); prints and returns the ratios' mean, standard error and median."""
-    swept = {name: table[name] for name, _, _ in rows[2:] if "error" not in table[name]}
-    if args.confirm < 1 or not swept:
+    best = best_swept(table)
+    if args.confirm < 1 or best is None:
         return None
-    best = max(swept, key=lambda k: swept[k]["images_per_s"])
     setting = next((t, p) for name, t, p in rows if name == best)
     pair = {"tuned": [], best: []}
     for k in range(args.confirm):
