@@ -16,14 +16,17 @@ TEST(TimedMutexTest, TimedLockWaitsForTheHolderOrGivesUp) {
   TimedMutex mu;
   mu.lock();
   EXPECT_FALSE(mu.try_lock());
+  std::atomic<bool> gave_up{false};
   std::thread other([&] {
     const auto t0 = std::chrono::steady_clock::now();
-    EXPECT_FALSE(mu.try_lock_for(milliseconds(50)));  // held for longer than that
+    EXPECT_FALSE(mu.try_lock_for(milliseconds(50)));  // held until it gives up
     EXPECT_GE(std::chrono::steady_clock::now() - t0, milliseconds(50));
+    gave_up.store(true);
     EXPECT_TRUE(mu.try_lock_for(std::chrono::seconds(10)));  // released below
     mu.unlock();
   });
-  std::this_thread::sleep_for(milliseconds(150));
+  while (!gave_up.load()) std::this_thread::sleep_for(milliseconds(1));
+  std::this_thread::sleep_for(milliseconds(20));  // most likely waiting in the second try by now
   mu.unlock();
   other.join();
   EXPECT_TRUE(mu.try_lock());

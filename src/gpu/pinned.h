@@ -16,9 +16,9 @@ RawAllocator PinnedAllocator();
 // experiment knob SLUICE_READ_PINNED=1, page-locked memory. nvJPEG's hardware backend copies each
 // bitstream straight from the caller's memory to the GPU, and DALI stages its input into
 // page-locked memory for it (DALI pull requests 2655 and 3956); the knob asks whether sluice's
-// engine calls gain the same. The loader keeps the bytes at least until the engine call returns,
-// which today comes after the engines' work (engine_done follows engine_host_end by 0.2 ms in the
-// batch trace); a default would have to tie their release to the batch's stream instead.
+// engine calls gain the same. Page-locked bytes are safe to copy from asynchronously: a batch's
+// file buffers go back to the pool from a host callback on the batch's stream, after it has
+// waited for the engines' event (ReleaseBatch). Off by default until a GPU run has measured it.
 RawAllocator FileReadAllocator();
 
 }  // namespace sluice

@@ -4,11 +4,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "io/epoch_schedule.h"
@@ -21,6 +23,17 @@ using namespace sluice::testing;  // NOLINT: test helpers
 
 ByteAllocator Heap() {
   return [](size_t n) { return std::shared_ptr<uint8_t>(new uint8_t[n], std::default_delete<uint8_t[]>()); };
+}
+
+// Polls `done` every 5 ms for up to 10 s (threads may start late under a sanitizer on 2 cores).
+template <class F>
+bool Within10s(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 std::string Text(const Result<SampleBytes>& b) {
@@ -141,9 +154,8 @@ TEST_F(StreamSessionTest, TheNextEpochStartsAheadAndIsCarriedOn) {
   session.Plan(plan(0));
   session.PlanNext(plan(1));
   for (int64_t i : plan(0)) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const StreamSession::Counters before = session.counters();
-  EXPECT_GT(before.held_bytes, 0) << "epoch 1's first samples are held before it starts";
+  EXPECT_TRUE(Within10s([&] { return session.counters().held_bytes > 0; }))
+      << "epoch 1's first samples are held before it starts";
   session.Retire();
   session.Plan(plan(1));  // the announced one: carried on
   session.PlanNext(plan(2));
@@ -187,7 +199,12 @@ TEST_F(StreamSessionTest, StreamsAtTheLookaheadDoNotWakeAtEveryRead) {
   const std::vector<int64_t> wanted = Wanted(*src, 0, 1);
   StreamSession session(src, 64, 1 << 20);
   session.Plan(wanted);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the streams reach the lookahead
+  int64_t held = -1;  // the streams reach the lookahead: what they hold stops growing
+  ASSERT_TRUE(Within10s([&] {
+    const int64_t now = session.counters().held_bytes;
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    return std::exchange(held, now) == now && now > 0;
+  }));
   rusage before{}, after{};
   getrusage(RUSAGE_SELF, &before);
   for (int64_t index : wanted) {

@@ -666,7 +666,7 @@ TEST_F(LoaderTest, TheNextEpochIsReadAheadWithTheSameBatches) {
   ASSERT_EQ(epoch0.size(), 3u);
   // Once the last batch of epoch 0 started, epoch 1's first one did too: its reads come without
   // a StartEpoch(1).
-  for (int i = 0; i < 500 && counting->reads() < 7 + 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (int i = 0; i < 5000 && counting->reads() < 7 + 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_GE(counting->reads(), 7 + 3);
   EXPECT_LE(counting->reads(), 7 + 6);  // within the prefetch window
   // Epoch 1 is what a loader that read nothing ahead gives, batch for batch, pixel for pixel.

@@ -105,7 +105,7 @@ def test_stream_errors_name_the_url_and_the_byte(folder, server):
     with pytest.raises(OSError, match=r"/status503/shard-0001\.tar: HTTP 503 at byte 0 after 3 attempt\(s\)"):
         read(server.url("status503", "shard-0001.tar"), retries=2, backoff=0.01)
     t0 = time.monotonic()
-    with pytest.raises(OSError, match=r"/stall/shard-0001\.tar: the transfer failed at byte 0 after 2 attempt\(s\) \(no data for 0\.[3-9] s\)"):
+    with pytest.raises(OSError, match=r"/stall/shard-0001\.tar: the transfer failed at byte 0 after 2 attempt\(s\) \(no data for \d+\.\d s\)"):
         read(server.url("stall", "shard-0001.tar"), retries=1, timeout=0.3, backoff=0.01)
     assert time.monotonic() - t0 < 5
     with pytest.raises(OSError, match=r"pipe:exit 4: the command exited with status 4"):
@@ -365,7 +365,7 @@ def test_close_does_not_wait_for_a_stalled_server(server, tmp_path):
     t0 = time.monotonic()
     with pytest.raises(RuntimeError, match="closed"):
         next(it)
-    assert time.monotonic() - t0 < 3
+    assert time.monotonic() - t0 < 5  # the server stalls for 10 s: a close that waits it out fails
 
 
 # --- the disk cache ----------------------------------------------------------------------------
