@@ -3,7 +3,7 @@
 # .deb/: that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network),
 # run the C++ and Python tests (the GPU ones included), make the benchmark datasets (a) and (b), run
 # the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
-#   usage (device tool, carry [".deb", ".whl"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|multigpu|shards|video|videobench|all]
+#   usage (device tool, carry [".deb", ".whl"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|hunt|multigpu|shards|video|videobench|all]
 #   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)
 #   probe: builds the Python module only and runs bench/gpu_probe.py on the datasets in
 #   PROBE_DATASETS ("a") with the configurations in PROBE (separated by spaces; see that script),
@@ -52,7 +52,7 @@ nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 # Builds the tree in $1 (this one, or OLD) into $1/$2 with 16 cores; logs to $OUT/build_<name>.log.
 build_tree() {
   local tree=$1 dir=$2 type=$3 name=$4 t0; t0=$(date +%s)
-  local target=(); { [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = scalingfree ] || [ "$what" = tunebench ] || [ "$what" = doctor ] ||
+  local target=(); { [ "$what" = probe ] || [ "$what" = hunt ] || [ "$what" = scaling ] || [ "$what" = scalingfree ] || [ "$what" = tunebench ] || [ "$what" = doctor ] ||
     [ -n "${CORE_ONLY:-}" ]; } && target=(--target _core)
   (cd "$tree" &&
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON \
@@ -111,7 +111,7 @@ prepare_done() {  # waits for a `prepare` started in an earlier call, if one was
 }
 if [ -f /tmp/built_new ] || [ -f /tmp/built_new.failed ] || pgrep -f "device_run.sh prepare" >/dev/null; then
   wait_for /tmp/built_new || { echo "the background build failed"; tail -30 /tmp/sluice-prepare/build_new.log; exit 1; }
-elif [ "$what" = probe ]; then
+elif [ "$what" = probe ] || [ "$what" = hunt ]; then
   build_tree . build/probe RelWithDebInfo probe || exit 1  # symbols for gdb
 else
   build_tree . build/gpu Release new || exit 1
@@ -251,7 +251,7 @@ if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = multigpu ]; then
   summary+=("pytest: $(tail -1 "$OUT/pytest.log")")
   grep -E "FAILED|Error" "$OUT/pytest.log" | head -20
 fi
-if [ "$what" = probe ] || [ "$what" = scaling ] || [ "$what" = multigpu ]; then
+if [ "$what" = probe ] || [ "$what" = hunt ] || [ "$what" = scaling ] || [ "$what" = multigpu ]; then
   # gdb (carried in .deb/gdb) prints every thread's stack when a configuration hangs.
   if [ -d .deb/gdb ]; then
     rm -rf /tmp/gdbroot && mkdir -p /tmp/gdbroot && for f in .deb/gdb/*.deb; do dpkg -x "$f" /tmp/gdbroot; done
@@ -267,6 +267,17 @@ if [ "$what" = probe ]; then
     echo "== dataset ($d)" | tee -a "$OUT/probe.log"
     [ -n "${ENGINE_WIDTHS:-}" ] && "$PY" bench/gpu_probe.py /tmp/data_$d --seconds 3 --engine-widths "$ENGINE_WIDTHS" 2>&1 | tee -a "$OUT/probe.log"
     "$PY" bench/gpu_probe.py /tmp/data_$d --seconds "${SECONDS_PER_ROW:-5}" "${args[@]}" 2>&1 | tee -a "$OUT/probe.log"
+  done
+  exit 0
+fi
+# hunt: tests/python/test_gpu.py HUNT_ROUNDS times (5), with the experiment knobs in HUNT_ENV (e.g.
+# SLUICE_READ_PINNED=1, which hung a child process in 2 of 6 runs): a child that hangs fails its
+# test with every thread's native stack (gdb), in $OUT/hunt<round>.log.
+if [ "$what" = hunt ]; then
+  for r in $(seq "${HUNT_ROUNDS:-5}"); do
+    env ${HUNT_ENV:-} timeout 300 "$PY" -m pytest -q -p no:cacheprovider -n 8 tests/python/test_gpu.py >"$OUT/hunt$r.log" 2>&1
+    echo "round $r: rc $? $(tail -1 "$OUT/hunt$r.log")"
+    grep -E "^FAILED|^ERROR" "$OUT/hunt$r.log" | head -5
   done
   exit 0
 fi

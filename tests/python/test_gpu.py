@@ -26,7 +26,7 @@ from PIL import Image
 
 import sluice
 import sluice.transforms as ST
-from conftest import photo, pil_bytes
+from conftest import ROOT, photo, pil_bytes
 
 try:
     import torch
@@ -49,6 +49,25 @@ IMAGENET = ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)
 
 def pipeline():
     return [ST.RandomResizedCrop(224), ST.RandomHorizontalFlip(), IMAGENET]
+
+
+def run_child(code: str, env: dict, timeout: float = 120) -> subprocess.CompletedProcess:
+    """`code` in a fresh Python process. One that hangs fails the test with every thread's native
+    stack where gdb is at hand (SLUICE_PROBE_GDB, as scripts/device_run.sh sets it)."""
+    p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        where = "no stacks: set SLUICE_PROBE_GDB to a gdb command line"
+        if os.environ.get("SLUICE_PROBE_GDB"):
+            sys.path.insert(0, os.path.join(ROOT, "bench"))
+            from gpu_probe import stacks
+            where = stacks(p.pid)
+        p.kill()
+        p.communicate()
+        pytest.fail(f"the child process did not finish in {timeout:.0f} s; its threads:\n{where}")
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def pairs_of(*folders, repeat: int = 1) -> list[tuple[str, int]]:
@@ -944,7 +963,7 @@ def test_trace_says_where_the_time_goes(imagenet_folder):
             f"print(sum(images.shape[0] for images, _ in loader))\n"
             f"del loader\n")
     env = dict(os.environ, SLUICE_TRACE="1", PYTHONPATH=os.pathsep.join(sys.path))
-    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    p = run_child(code, env)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == [str(len(pairs_of(imagenet_folder)))]
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("sluice trace:")]
@@ -975,7 +994,7 @@ def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder)
 
     def run(gather: str) -> list[str]:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), SLUICE_ENGINE_GATHER=gather)
-        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        p = run_child(code, env)
         assert p.returncode == 0, p.stderr
         return p.stdout.split()
 
