@@ -271,8 +271,8 @@ if [ "$what" = probe ]; then
   exit 0
 fi
 # hunt: tests/python/test_gpu.py HUNT_ROUNDS times (5), with the experiment knobs in HUNT_ENV (e.g.
-# SLUICE_READ_PINNED=1, which hung a child process in 2 of 6 runs): a child that hangs fails its
-# test with every thread's native stack (gdb), in $OUT/hunt<round>.log.
+# SLUICE_READ_PINNED=1, with which the file hung in 2 of 6 runs): a child process that hangs fails
+# its test with every thread's native stack (gdb), in $OUT/hunt<round>.log.
 if [ "$what" = hunt ]; then
   for r in $(seq "${HUNT_ROUNDS:-5}"); do
     env ${HUNT_ENV:-} timeout 300 "$PY" -m pytest -q -p no:cacheprovider -n 8 tests/python/test_gpu.py >"$OUT/hunt$r.log" 2>&1

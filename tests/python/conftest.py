@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -20,6 +22,28 @@ from sluice import datasets  # noqa: E402
 
 PIL = pytest.importorskip("PIL")
 from PIL import Image  # noqa: E402
+
+
+def run_child(code: str, timeout: float = 120, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter that imports sluice from this tree, with `env` added to
+    the environment. One that does not finish in `timeout` s fails the test, with every thread's
+    native stack where gdb is at hand (SLUICE_PROBE_GDB, as scripts/device_run.sh sets it)."""
+    full_env = dict(os.environ, PYTHONPATH=PYTHON_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    full_env.update(env or {})
+    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=full_env)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        where = "no stacks: set SLUICE_PROBE_GDB to a gdb command line"
+        if os.environ.get("SLUICE_PROBE_GDB"):
+            sys.path.insert(0, os.path.join(ROOT, "bench"))
+            from gpu_probe import stacks
+            where = stacks(p.pid)
+        p.kill()
+        p.communicate()
+        pytest.fail(f"the child process did not finish in {timeout:.0f} s; its threads:\n{where}")
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def photo(width: int, height: int, seed: int = 0) -> np.ndarray:

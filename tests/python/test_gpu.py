@@ -15,8 +15,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
-import subprocess
-import sys
 import threading
 import time
 
@@ -26,7 +24,7 @@ from PIL import Image
 
 import sluice
 import sluice.transforms as ST
-from conftest import ROOT, photo, pil_bytes
+from conftest import photo, pil_bytes, run_child
 
 try:
     import torch
@@ -49,25 +47,6 @@ IMAGENET = ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)
 
 def pipeline():
     return [ST.RandomResizedCrop(224), ST.RandomHorizontalFlip(), IMAGENET]
-
-
-def run_child(code: str, env: dict, timeout: float = 120) -> subprocess.CompletedProcess:
-    """`code` in a fresh Python process. One that hangs fails the test with every thread's native
-    stack where gdb is at hand (SLUICE_PROBE_GDB, as scripts/device_run.sh sets it)."""
-    p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        where = "no stacks: set SLUICE_PROBE_GDB to a gdb command line"
-        if os.environ.get("SLUICE_PROBE_GDB"):
-            sys.path.insert(0, os.path.join(ROOT, "bench"))
-            from gpu_probe import stacks
-            where = stacks(p.pid)
-        p.kill()
-        p.communicate()
-        pytest.fail(f"the child process did not finish in {timeout:.0f} s; its threads:\n{where}")
-    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def pairs_of(*folders, repeat: int = 1) -> list[tuple[str, int]]:
@@ -962,8 +941,7 @@ def test_trace_says_where_the_time_goes(imagenet_folder):
             f"device='cuda', decode_route='hardware')\n"
             f"print(sum(images.shape[0] for images, _ in loader))\n"
             f"del loader\n")
-    env = dict(os.environ, SLUICE_TRACE="1", PYTHONPATH=os.pathsep.join(sys.path))
-    p = run_child(code, env)
+    p = run_child(code, env={"SLUICE_TRACE": "1"})
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == [str(len(pairs_of(imagenet_folder)))]
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("sluice trace:")]
@@ -993,8 +971,7 @@ def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder)
             f"print(st['engine_calls'], st['route_samples']['hardware'], *digests)\n")
 
     def run(gather: str) -> list[str]:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), SLUICE_ENGINE_GATHER=gather)
-        p = run_child(code, env)
+        p = run_child(code, env={"SLUICE_ENGINE_GATHER": gather})
         assert p.returncode == 0, p.stderr
         return p.stdout.split()
 

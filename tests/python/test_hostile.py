@@ -12,8 +12,7 @@ from PIL import Image
 
 import sluice
 import sluice.transforms as T
-from conftest import photo, pil_bytes
-from test_lifecycle import run_child
+from conftest import photo, pil_bytes, run_child
 
 PIPE = [T.Resize((16, 16))]
 

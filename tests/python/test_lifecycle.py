@@ -7,7 +7,6 @@ import hashlib
 import os
 import subprocess
 import sys
-import textwrap
 import threading
 
 import numpy as np
@@ -15,7 +14,7 @@ import pytest
 
 import sluice
 import sluice.transforms as T
-from conftest import PYTHON_DIR, ROOT, SANITIZED
+from conftest import PYTHON_DIR, ROOT, SANITIZED, run_child
 from sluice import datasets
 
 
@@ -25,14 +24,6 @@ def folder(tmp_path_factory) -> str:
     root = str(tmp_path_factory.mktemp("lifecycle"))
     datasets.make_dataset(root, num_images=40, num_classes=4, width=(48, 64), progress=False)
     return root
-
-
-def run_child(code: str, timeout: float = 120, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Runs `code` in a fresh interpreter that imports sluice from this tree (DATA: the folder)."""
-    full_env = dict(os.environ, PYTHONPATH=PYTHON_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=full_env)
 
 
 def digests(batches) -> list[str]:
