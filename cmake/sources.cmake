@@ -6,6 +6,7 @@ set(SLUICE_SOURCES
   src/core/tensor.cc
   src/core/thread_pool.cc
   src/core/cpu_set.cc
+  src/core/block_allocator.cc
   src/core/host_pool.cc
   src/core/file_util.cc
   src/core/cache_entry.cc

@@ -271,7 +271,7 @@ if [ "$what" = probe ]; then
   exit 0
 fi
 # hunt: tests/python/test_gpu.py HUNT_ROUNDS times (5), with the experiment knobs in HUNT_ENV (e.g.
-# SLUICE_READ_PINNED=1, with which the file hung in 2 of 6 runs): a child process that hangs fails
+# SLUICE_READ_PINNED=1, with which a loader hangs now and then; scripts/hang_loop.py hunts it faster): a child that hangs fails
 # its test with every thread's native stack (gdb), in $OUT/hunt<round>.log.
 if [ "$what" = hunt ]; then
   for r in $(seq "${HUNT_ROUNDS:-5}"); do

@@ -59,7 +59,8 @@ std::shared_ptr<uint8_t> MoveFiles(std::vector<EngineFile>* files, RawAllocator 
   if (alloc.allocate == nullptr) return nullptr;
   size_t total = 0;
   for (const EngineFile& f : *files) total += f.size;
-  std::shared_ptr<uint8_t> block(static_cast<uint8_t*>(alloc.allocate(total)), alloc.free);
+  std::shared_ptr<uint8_t> block(static_cast<uint8_t*>(alloc.Allocate(total)),
+                                 [alloc, total](uint8_t* p) { alloc.Free(p, total); });
   if (block == nullptr) return nullptr;
   size_t at = 0;
   for (EngineFile& f : *files) {

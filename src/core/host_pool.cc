@@ -33,21 +33,20 @@ void SystemFree(uint8_t* p, size_t bytes) {
 }
 }  // namespace
 
+void* RawAllocator::Allocate(size_t bytes) const {
+  return allocate != nullptr ? allocate(ctx.get(), bytes) : SystemAllocate(bytes);
+}
+
+void RawAllocator::Free(void* p, size_t bytes) const {
+  if (free != nullptr) {
+    free(ctx.get(), p);
+  } else {
+    SystemFree(static_cast<uint8_t*>(p), bytes);
+  }
+}
+
 std::shared_ptr<HostPool> HostPool::Create(RawAllocator allocator) {
   return std::shared_ptr<HostPool>(new HostPool(allocator));
-}
-
-uint8_t* HostPool::RawAllocate(size_t bytes) const {
-  if (allocator_.allocate != nullptr) return static_cast<uint8_t*>(allocator_.allocate(bytes));
-  return SystemAllocate(bytes);
-}
-
-void HostPool::RawFree(uint8_t* p, size_t bytes) const {
-  if (allocator_.free != nullptr) {
-    allocator_.free(p);
-  } else {
-    SystemFree(p, bytes);
-  }
 }
 
 HostPool::~HostPool() { Trim(); }
@@ -80,7 +79,7 @@ std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
     usage_.peak_bytes = std::max(usage_.peak_bytes, usage_.in_use_bytes);
   }
   if (p == nullptr) {
-    p = RawAllocate(size_class);
+    p = static_cast<uint8_t*>(allocator_.Allocate(size_class));
     if (p == nullptr) {
       std::lock_guard<std::mutex> lock(mu_);
       usage_.in_use_bytes -= static_cast<int64_t>(size_class);
@@ -91,10 +90,8 @@ std::shared_ptr<uint8_t> HostPool::Allocate(size_t bytes) {
   return std::shared_ptr<uint8_t>(p, [weak, size_class, raw = allocator_](uint8_t* q) {
     if (auto pool = weak.lock()) {
       pool->Release(q, size_class);
-    } else if (raw.free != nullptr) {
-      raw.free(q);
     } else {
-      SystemFree(q, size_class);
+      raw.Free(q, size_class);
     }
   });
 }
@@ -114,7 +111,7 @@ void HostPool::Trim() {
     usage_.cached_bytes = 0;
   }
   for (auto& [size_class, buffers] : idle)
-    for (const Idle& b : buffers) RawFree(b.p, size_class);
+    for (const Idle& b : buffers) allocator_.Free(b.p, size_class);
 }
 
 void HostPool::Sweep() {
@@ -133,7 +130,7 @@ void HostPool::Sweep() {
     }
     ++sweeps_;
   }
-  for (const auto& [p, size_class] : stale) RawFree(p, size_class);
+  for (const auto& [p, size_class] : stale) allocator_.Free(p, size_class);
 }
 
 HostPool::Usage HostPool::usage() const {

@@ -25,11 +25,16 @@
 
 namespace sluice {
 
-// Where a pool's buffers come from: `allocate` returns nullptr on failure; both must be safe to
-// call from any thread.
+// Where a pool's buffers come from: without functions, the system (see above); else `allocate`
+// (nullptr on failure) and `free`, called with `ctx` (e.g. a BlockAllocator, which every buffer
+// then holds alive). Both must be safe to call from any thread.
 struct RawAllocator {
-  void* (*allocate)(size_t bytes) = nullptr;
-  void (*free)(void* p) = nullptr;
+  void* (*allocate)(void* ctx, size_t bytes) = nullptr;
+  void (*free)(void* ctx, void* p) = nullptr;
+  std::shared_ptr<void> ctx;
+
+  void* Allocate(size_t bytes) const;
+  void Free(void* p, size_t bytes) const;  // `bytes` as allocated
 };
 
 class HostPool : public std::enable_shared_from_this<HostPool> {
@@ -63,8 +68,6 @@ class HostPool : public std::enable_shared_from_this<HostPool> {
  private:
   explicit HostPool(RawAllocator allocator) : allocator_(allocator) {}
   void Release(uint8_t* p, size_t size_class);
-  uint8_t* RawAllocate(size_t bytes) const;
-  void RawFree(uint8_t* p, size_t bytes) const;
 
   struct Idle {
     uint8_t* p;

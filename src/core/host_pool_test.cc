@@ -213,17 +213,17 @@ TEST(HostPoolTest, VaryingSizesReuseIdleBuffers) {
 
 // A RawAllocator that counts the buffers it has out.
 std::atomic<int> g_raw_live{0};
-void* CountedAllocate(size_t bytes) {
+void* CountedAllocate(void*, size_t bytes) {
   ++g_raw_live;
   return ::operator new(bytes);
 }
-void CountedFree(void* p) {
+void CountedFree(void*, void* p) {
   --g_raw_live;
   ::operator delete(p);
 }
 
 TEST(HostPoolTest, SweepFreesWhatNoRequestTookSinceTheLastSweep) {
-  auto pool = HostPool::Create(RawAllocator{&CountedAllocate, &CountedFree});
+  auto pool = HostPool::Create(RawAllocator{&CountedAllocate, &CountedFree, nullptr});
   pool->Allocate(10000);   // released at once: idle
   pool->Allocate(300000);  // idle
   std::shared_ptr<uint8_t> held = pool->Allocate(50000);

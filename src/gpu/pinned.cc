@@ -2,12 +2,15 @@
 
 #include <cuda_runtime_api.h>
 
+#include <memory>
+
+#include "core/block_allocator.h"
 #include "core/env_knob.h"
 
 namespace sluice {
 
 namespace {
-void* PinnedAlloc(size_t bytes) {
+void* PinnedAlloc(void*, size_t bytes) {
   void* p = nullptr;
   if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
     cudaGetLastError();
@@ -15,14 +18,23 @@ void* PinnedAlloc(size_t bytes) {
   }
   return p;
 }
-void PinnedFree(void* p) { cudaFreeHost(p); }
+void PinnedFree(void*, void* p) { cudaFreeHost(p); }
+
+// The first block: room for a few batches of files at once; later ones grow geometrically.
+constexpr size_t kMinBlockBytes = size_t{32} << 20;
 }  // namespace
 
-RawAllocator PinnedAllocator() { return RawAllocator{&PinnedAlloc, &PinnedFree}; }
+RawAllocator PinnedAllocator() { return RawAllocator{&PinnedAlloc, &PinnedFree, nullptr}; }
+
+RawAllocator PinnedBlocks() {
+  auto blocks = std::make_shared<BlockAllocator>(PinnedAllocator(), kMinBlockBytes);
+  blocks->Reserve();  // a failure shows at the first Allocate
+  return BlockAllocator::AsRawAllocator(blocks);
+}
 
 RawAllocator FileReadAllocator() {
   static const bool pinned = EnvKnob("SLUICE_READ_PINNED", 0) != 0;
-  return pinned ? PinnedAllocator() : RawAllocator{};
+  return pinned ? PinnedBlocks() : RawAllocator{};
 }
 
 }  // namespace sluice

@@ -1,8 +1,12 @@
-// Page-locked host memory for uploads: a RawAllocator for HostPool (cudaHostAlloc), so that
-// staging buffers are pooled, counted and copied to the GPU asynchronously; and the allocator
-// the GPU path reads encoded files with.
+// Page-locked host memory: staging buffers for uploads (one cudaHostAlloc per pooled buffer), and,
+// with the experiment knob SLUICE_READ_PINNED=1, the memory the GPU path reads encoded files into
+// (nvJPEG's hardware backend copies each bitstream from the caller's memory, and DALI stages its
+// input into page-locked memory for it: DALI pull requests 2655 and 3956). File buffers come in
+// pieces of a few large blocks (BlockAllocator), not one cudaHostAlloc per file. The knob gains
+// 18-25% on 143-KiB files, but loaders with it hang in about 1 run of 10 on a freshly started
+// GPU machine (a stream never finishes; docs/benchmarks.md), so it stays off until that is found.
 //
-// Thread-safety: both functions may be called from any thread.
+// Thread-safety: the functions may be called from any thread; so may the allocators' functions.
 #ifndef SLUICE_GPU_PINNED_H_
 #define SLUICE_GPU_PINNED_H_
 
@@ -10,16 +14,16 @@
 
 namespace sluice {
 
+// One cudaHostAlloc per buffer (its `free` waits for the device: not from a host callback).
 RawAllocator PinnedAllocator();
 
-// Where the GPU path reads encoded files to: the system's memory (RawAllocator{}), or, with the
-// experiment knob SLUICE_READ_PINNED=1, page-locked memory. nvJPEG's hardware backend copies each
-// bitstream straight from the caller's memory to the GPU, and DALI stages its input into
-// page-locked memory for it (DALI pull requests 2655 and 3956); the knob asks whether sluice's
-// engine calls gain the same. Page-locked bytes are safe to copy from asynchronously: a batch's
-// file buffers go back to the pool from a host callback on the batch's stream, after it has
-// waited for the engines' event (ReleaseBatch). Measured: `auto` +18-25% on 143-KiB files on an
-// H100, but the GPU tests hung with it (docs/benchmarks.md), so it stays off until that is found.
+// A new BlockAllocator over PinnedAllocator, its first block reserved now; nullptr-returning
+// `allocate` once page-locked memory runs out. Its last piece, freed, releases the blocks: a
+// loader's pools are destroyed after its streams are synchronized.
+RawAllocator PinnedBlocks();
+
+// Where the GPU path reads encoded files to: the system's memory (RawAllocator{}), or PinnedBlocks()
+// with SLUICE_READ_PINNED=1.
 RawAllocator FileReadAllocator();
 
 }  // namespace sluice
