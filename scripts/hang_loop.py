@@ -4,8 +4,8 @@ variant, and keeps gdb's stacks (every thread) of each child that does not finis
 
     python3 scripts/hang_loop.py NAME:SECONDS:ENV=VALUE,ENV=VALUE ...   (on the GPU machine)
 
-e.g. `knob:150:SLUICE_READ_PINNED=1 off:150:SLUICE_READ_PINNED=0`. A variant stops early after its
-second hang. Stacks go to $OUT/hang_NAME.txt; gdb comes from SLUICE_PROBE_GDB (device_run.sh hunt
+e.g. `knob:150:SLUICE_READ_PINNED=1 sleep:60 off:150:SLUICE_READ_PINNED=0` (`sleep:S` leaves the GPU
+idle for S seconds). A variant stops early after its second hang. Stacks go to $OUT/hang_NAME.txt; gdb comes from SLUICE_PROBE_GDB (device_run.sh hunt
 sets it up from the carried .deb/gdb). Variants run in turn, so swap their order between calls:
 the hangs found so far came in a fresh machine's first minutes (docs/benchmarks.md).
 """
@@ -81,7 +81,10 @@ def main() -> int:
         datasets.make_dataset(DATA, num_images=48, num_classes=4, progress=False)
     for spec in sys.argv[1:]:
         name, seconds, env_items = (spec.split(":", 2) + [""])[:3]
-        run_variant(name, float(seconds), env_items)
+        if name == "sleep":
+            time.sleep(float(seconds))
+        else:
+            run_variant(name, float(seconds), env_items)
     return 0
 
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/env_knob.h"
 #include "gpu/cuda_util.h"
 
 namespace sluice {
@@ -16,6 +17,15 @@ constexpr int kPadSide = 16;  // a pad decodes at most kPadSide x kPadSide pixel
 constexpr size_t kPadBytes = kPadSide * kPadSide * 3;
 
 bool Is(const char* a, const char* b) { return std::strcmp(a, b) == 0; }
+
+// Experiment (SLUICE_ENGINE_WAIT): the host waits for earlier calls' GPU work before a call or a
+// state's initialization, as DALI waits for its previous hardware decode: 1, this decoder's last
+// call; 2, the last call of any decoder (g_last_call, guarded by g_hardware_call).
+int EngineWait() {
+  static const int wait = static_cast<int>(EnvKnob("SLUICE_ENGINE_WAIT", 0));
+  return wait;
+}
+cudaEvent_t g_last_call = nullptr;
 }  // namespace
 
 bool HardwareDecodable(const ImageInfo& info) {
@@ -48,6 +58,11 @@ Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(Nvj
 
 NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
   const NvjpegApi& api = ctx_->api();
+  if (last_call_ != nullptr) {
+    std::lock_guard<std::mutex> turn(g_hardware_call);
+    if (g_last_call == last_call_) g_last_call = nullptr;
+    cudaEventDestroy(last_call_);
+  }
   if (pad_out_ != nullptr) {
     nvjpegDevAllocatorV2_t* alloc = ctx_->device_allocator();
     alloc->dev_free(alloc->dev_ctx, pad_out_, static_cast<size_t>(width_) * kPadBytes, nullptr);
@@ -64,7 +79,22 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::AddState() {
   return &states_.back();
 }
 
+Status NvjpegHardwareDecoder::WaitForEarlierCalls() {
+  cudaEvent_t last = EngineWait() == 2 ? g_last_call : last_call_;
+  if (EngineWait() != 0 && last != nullptr) SLUICE_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(last));
+  return Status::OK();
+}
+
+Status NvjpegHardwareDecoder::RecordCall(cudaStream_t stream) {
+  if (EngineWait() == 0) return Status::OK();
+  if (last_call_ == nullptr) SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&last_call_, cudaEventDisableTiming));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaEventRecord(last_call_, stream));
+  g_last_call = last_call_;
+  return Status::OK();
+}
+
 Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
+  SLUICE_RETURN_IF_ERROR(WaitForEarlierCalls());
   SLUICE_NVJPEG_RETURN_IF_ERROR(
       ctx_->api().nvjpegDecodeBatchedInitialize(ctx_->hardware_handle(), s->state, n, 1, NVJPEG_OUTPUT_RGBI));
   s->size = n;
@@ -162,6 +192,7 @@ Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, Siz
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetROI(params_[static_cast<size_t>(i)], j.roi.x,
                                                                j.roi.y, j.roi.w, j.roi.h));
   }
+  SLUICE_RETURN_IF_ERROR(WaitForEarlierCalls());
   calls_.fetch_add(1, std::memory_order_relaxed);
   const nvjpegStatus_t s = api.nvjpegDecodeBatchedEx(ctx_->hardware_handle(), state->state, data.data(),
                                                      lengths.data(), dest.data(), params_.data(), stream);
@@ -169,7 +200,7 @@ Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, Siz
     state->stale = true;  // a failed batch needs a fresh initialization
     return NvjpegStatus(s, "nvjpegDecodeBatchedEx");
   }
-  return Status::OK();
+  return RecordCall(stream);
 }
 
 // ---------------------------------------------------------------------------- hybrid

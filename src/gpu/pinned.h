@@ -2,9 +2,11 @@
 // with the experiment knob SLUICE_READ_PINNED=1, the memory the GPU path reads encoded files into
 // (nvJPEG's hardware backend copies each bitstream from the caller's memory, and DALI stages its
 // input into page-locked memory for it: DALI pull requests 2655 and 3956). File buffers come in
-// pieces of a few large blocks (BlockAllocator), not one cudaHostAlloc per file. The knob gains
-// 18-25% on 143-KiB files, but loaders with it hang in about 1 run of 10 on a freshly started
-// GPU machine (a stream never finishes; docs/benchmarks.md), so it stays off until that is found.
+// pieces of a few large blocks (BlockAllocator), not one cudaHostAlloc per file, and go back to
+// the pool from a host callback on the batch's stream once it has waited for the engines' event
+// (ReleaseBatch). The knob gains 18-25% on 143-KiB files, but short loaders with it hung in about
+// 1 run of 9 in a freshly started GPU machine's first minutes (a stream on the device never
+// finishes; docs/benchmarks.md), so it stays off until that is found.
 //
 // Thread-safety: the functions may be called from any thread; so may the allocators' functions.
 #ifndef SLUICE_GPU_PINNED_H_
