@@ -259,17 +259,25 @@ def beside(data: str, threads: int) -> None:
             pass
 
 
-def stacks(pid: int) -> str:
-    """Every thread's native stack (gdb from SLUICE_PROBE_GDB), identical stacks counted once."""
-    import collections
-    import re
+def gdb_threads(pid: int) -> str:
+    """gdb's `info threads` and every thread's backtrace (gdb from SLUICE_PROBE_GDB), as printed."""
     import shlex
     try:
-        text = subprocess.run(shlex.split(os.environ["SLUICE_PROBE_GDB"]) +
-                              ["-p", str(pid), "-batch", "-ex", "thread apply all bt 40"],
-                              capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.SubprocessError) as e:
-        return f"gdb failed: {e}"
+        return subprocess.run(shlex.split(os.environ["SLUICE_PROBE_GDB"]) +
+                              ["-p", str(pid), "-batch", "-ex", "info threads", "-ex", "thread apply all bt 40"],
+                              capture_output=True, text=True, timeout=90).stdout
+    except (KeyError, OSError, subprocess.SubprocessError) as e:
+        return f"gdb failed: {e!r}"
+
+
+def stacks(pid: int) -> str:
+    """Every thread's native stack, identical stacks counted once; a frame without a symbol is
+    named by its library (??@libcuda.so.1)."""
+    import collections
+    import re
+    text = gdb_threads(pid)
+    if text.startswith("gdb failed"):
+        return text
     groups = collections.Counter()
     name, frames = None, []
     for line in text.splitlines() + ["Thread end"]:
@@ -278,10 +286,12 @@ def stacks(pid: int) -> str:
                 groups[(name, " < ".join(frames))] += 1
             m = re.search(r'"([^"]*)"', line)
             name, frames = (m.group(1) if m else "?"), []
-        else:
+        elif name is not None:
             m = re.match(r"#\d+\s+(?:0x[0-9a-f]+ in )?([\w:~<>,\[\]* ]+?)\s*\(", line)
-            if m and name is not None:
+            if m:
                 frames.append(m.group(1).strip()[:60])
+            elif (m := re.match(r"#\d+\s+0x[0-9a-f]+ in \?\? \(\) from \S*/([^/\s]+)", line)):
+                frames.append(f"??@{m.group(1)}")
     return "\n".join(f"  {n}x {name}: {stack}" for (name, stack), n in groups.most_common())
 
 

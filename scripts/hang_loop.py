@@ -5,12 +5,12 @@ variant, and keeps gdb's stacks (every thread) of each child that does not finis
     python3 scripts/hang_loop.py NAME:SECONDS:ENV=VALUE,ENV=VALUE ...   (on the GPU machine)
 
 e.g. `knob:150:SLUICE_READ_PINNED=1 sleep:60 off:150:SLUICE_READ_PINNED=0` (`sleep:S` leaves the GPU
-idle for S seconds). A variant stops early after its second hang. Stacks go to $OUT/hang_NAME.txt; gdb comes from SLUICE_PROBE_GDB (device_run.sh hunt
-sets it up from the carried .deb/gdb). Variants run in turn, so swap their order between calls:
-the hangs found so far came in a fresh machine's first minutes (docs/benchmarks.md).
+idle for S seconds). A variant stops early after its second hang. gdb's output, unabridged, goes to
+$OUT/hang_NAME.txt (gdb from SLUICE_PROBE_GDB: device_run.sh hunt sets it up from the carried
+.deb/gdb). Variants run in turn, so swap their order between calls: the hangs found so far came in
+a fresh machine's first minutes (docs/benchmarks.md).
 """
 import os
-import shlex
 import subprocess
 import sys
 import threading
@@ -19,6 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gpu_probe import gdb_threads  # noqa: E402
 from sluice import datasets  # noqa: E402
 
 OUT = os.environ.get("OUT", "/tmp/sluice-out")
@@ -28,15 +30,6 @@ CODE = (f"import sluice, sluice.transforms as ST\n"
         f"loader = sluice.Loader({DATA!r}, [ST.RandomResizedCrop(64)], batch_size=8, device='cuda', "
         f"decode_route='hardware')\n"
         f"print(sum(images.shape[0] for images, _ in loader))\ndel loader\n")
-
-
-def stacks(pid: int) -> str:
-    gdb = os.environ.get("SLUICE_PROBE_GDB")
-    if not gdb:
-        return "no stacks: SLUICE_PROBE_GDB is not set"
-    return subprocess.run(shlex.split(gdb) + ["-p", str(pid), "-batch", "-ex", "info threads",
-                                              "-ex", "thread apply all bt 30"],
-                          capture_output=True, text=True, timeout=90).stdout
 
 
 def run_variant(name: str, seconds: float, env_items: str) -> dict:
@@ -60,7 +53,7 @@ def run_variant(name: str, seconds: float, env_items: str) -> dict:
                     if not ok and counts["fail"] <= 2:
                         print(f"{name}: a child failed (rc {p.returncode}): {err[-600:]}", flush=True)
             except subprocess.TimeoutExpired:
-                text = stacks(p.pid)
+                text = gdb_threads(p.pid)
                 p.kill()
                 out, err = p.communicate()
                 with lock:

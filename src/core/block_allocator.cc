@@ -62,7 +62,7 @@ void BlockAllocator::Free(void* p) {
       return;
     }
   }
-  SLUICE_CHECK(false && "BlockAllocator::Free: not a piece of this allocator");
+  SLUICE_CHECK(false, "BlockAllocator::Free: not a piece of this allocator");
 }
 
 size_t BlockAllocator::reserved_bytes() const {
