@@ -25,8 +25,9 @@ for at the start, separated by colons: 128:224), SLUICE_ROUTE_SHARE (auto's CPU 
 SLUICE_ROUTE_START (the share auto starts from), SLUICE_ROUTE_WINDOW_MS (the shortest window auto
 measures a share in; 250), SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0:
 off), SLUICE_ENGINE_MAX_SIDE (the largest image side the engines take; 1024), SLUICE_READ_PINNED
-(1: encoded files are read into page-locked memory; the bare loop's too), SLUICE_ENGINE_WAIT (1 or 2:
-the host waits for the decoder's / any decoder's last engine call before the next), SLUICE_ENGINE_GATHER
+(0: encoded files are read into pageable memory, in the bare loop too; 1, the default: page-locked),
+SLUICE_ENGINE_WAIT (the host waits for the last engine call before the next: 2, the default, any
+decoder's; 1, this decoder's; 0, none), SLUICE_ENGINE_GATHER
 (engine calls may take the samples of several queued batches, up to this many; 0: off),
 SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
 (the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). The trace

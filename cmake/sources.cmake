@@ -114,6 +114,7 @@ set(SLUICE_CUDA_SOURCES
   src/pipeline/gpu/launch.cc
   src/pipeline/gpu/finish_lut.cc
   src/pipeline/gpu/batch_sync.cc
+  src/pipeline/gpu/host_buffers.cc
   src/pipeline/gpu/gpu_executor.cc
   src/pipeline/gpu/clip_executor.cc
 )

@@ -271,9 +271,9 @@ if [ "$what" = probe ]; then
   exit 0
 fi
 # hunt: tests/python/test_gpu.py HUNT_ROUNDS times (5), with the experiment knobs in HUNT_ENV (e.g.
-# SLUICE_READ_PINNED=1, with which a loader hangs now and then; scripts/hang_loop.py hunts it faster): a child that hangs fails
-# its test with every thread's native stack (gdb), in $OUT/hunt<round>.log.
-# With HANG_VARIANTS (e.g. "pinned:120:SLUICE_READ_PINNED=1 sleep:45 off:120:"), scripts/hang_loop.py
+# SLUICE_ENGINE_WAIT=0, with which a loader hung now and then on a fresh machine): a child that hangs
+# fails its test with every thread's native stack (gdb), in $OUT/hunt<round>.log.
+# With HANG_VARIANTS (e.g. "nowait:120:SLUICE_ENGINE_WAIT=0 sleep:45 default:120:"), scripts/hang_loop.py
 # runs instead: the trace test's child, 8 at a time, per variant.
 if [ "$what" = hunt ]; then
   if [ -n "${HANG_VARIANTS:-}" ]; then OUT="$OUT" "$PY" scripts/hang_loop.py $HANG_VARIANTS; exit 0; fi

@@ -4,11 +4,12 @@ variant, and keeps gdb's stacks (every thread) of each child that does not finis
 
     python3 scripts/hang_loop.py NAME:SECONDS:ENV=VALUE,ENV=VALUE ...   (on the GPU machine)
 
-e.g. `knob:150:SLUICE_READ_PINNED=1 sleep:60 off:150:SLUICE_READ_PINNED=0` (`sleep:S` leaves the GPU
-idle for S seconds). A variant stops early after its second hang. gdb's output, unabridged, goes to
+e.g. `nowait:150:SLUICE_ENGINE_WAIT=0 sleep:60 default:150:` (`sleep:S` leaves the GPU idle for S
+seconds). A variant stops early after its second hang. gdb's output, unabridged, goes to
 $OUT/hang_NAME.txt (gdb from SLUICE_PROBE_GDB: device_run.sh hunt sets it up from the carried
-.deb/gdb). Variants run in turn, so swap their order between calls: the hangs found so far came in
-a fresh machine's first minutes (docs/benchmarks.md).
+.deb/gdb). Variants run in turn: the hangs found (page-locked reads without the engine wait, about
+1 run in 9) came in a fresh machine's first variant only, so compare first variants of fresh
+machines (docs/benchmarks.md).
 """
 import os
 import subprocess

@@ -53,7 +53,7 @@ Status DecodeCall(NvjpegHardwareDecoder& hw, const std::vector<EngineFile>& file
   return Status::OK();
 }
 
-// The files' bytes moved into one block from `alloc` (the loader's FileReadAllocator), where it
+// The files' bytes moved into one block from `alloc` (the loader's: gpu/pinned.h), where it
 // has one: the loop then reads them from the memory the loader's reads go to. Returns the block.
 std::shared_ptr<uint8_t> MoveFiles(std::vector<EngineFile>* files, RawAllocator alloc) {
   if (alloc.allocate == nullptr) return nullptr;
@@ -83,7 +83,7 @@ Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files
   std::vector<EngineFile> usable = EngineFiles(files, &slot, &side);
   if (usable.empty())
     return InvalidArgument("none of the ", files.size(), " files is a JPEG the engines take (baseline, 3 components)");
-  const std::shared_ptr<uint8_t> moved = MoveFiles(&usable, FileReadAllocator());
+  const std::shared_ptr<uint8_t> moved = MoveFiles(&usable, FileReadAllocator(FileReadBlocks()));
 
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<DevicePool> pool, DevicePool::Create(device, int64_t{16} << 30));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<NvjpegContext> ctx, NvjpegContext::Create(pool.get()));

@@ -18,11 +18,14 @@ constexpr size_t kPadBytes = kPadSide * kPadSide * 3;
 
 bool Is(const char* a, const char* b) { return std::strcmp(a, b) == 0; }
 
-// Experiment (SLUICE_ENGINE_WAIT): the host waits for earlier calls' GPU work before a call or a
-// state's initialization, as DALI waits for its previous hardware decode: 1, this decoder's last
-// call; 2, the last call of any decoder (g_last_call, guarded by g_hardware_call).
+// The host waits for earlier calls' GPU work before a call or a state's initialization, as DALI
+// waits for its previous hardware decode: nvJPEG's hardware backend starts the engines at call
+// time, not in stream order, and back-to-back calls without this wait hung a stream now and then
+// with page-locked input (docs/benchmarks.md). Which call (experiment knob SLUICE_ENGINE_WAIT):
+// 2 (default), the last call of any decoder (g_last_call, guarded by g_hardware_call); 1, this
+// decoder's last call; 0, none.
 int EngineWait() {
-  static const int wait = static_cast<int>(EnvKnob("SLUICE_ENGINE_WAIT", 0));
+  static const int wait = static_cast<int>(EnvKnob("SLUICE_ENGINE_WAIT", 2));
   return wait;
 }
 cudaEvent_t g_last_call = nullptr;

@@ -128,7 +128,7 @@ class NvjpegHardwareDecoder {
   Status DecodeOneCall(std::span<const NvjpegJob> jobs, SizedState* state, cudaStream_t stream);
   Result<SizedState*> AddState();           // a new, uninitialized state
   Status Initialize(SizedState* s, int n);  // s for calls of n images
-  Status WaitForEarlierCalls();             // SLUICE_ENGINE_WAIT; under g_hardware_call
+  Status WaitForEarlierCalls();             // see EngineWait(); under g_hardware_call
   Status RecordCall(cudaStream_t stream);   // after a call, for WaitForEarlierCalls
 
   NvjpegContext* ctx_;
@@ -138,7 +138,7 @@ class NvjpegHardwareDecoder {
   std::atomic<int64_t> busy_ns_{0};
   std::atomic<int64_t> calls_{0};
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
-  cudaEvent_t last_call_ = nullptr;  // recorded after each call, with SLUICE_ENGINE_WAIT
+  cudaEvent_t last_call_ = nullptr;  // recorded after each call (see WaitForEarlierCalls)
   std::vector<nvjpegDecodeParams_t> params_;
   int width_ = 0;
 };

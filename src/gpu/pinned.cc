@@ -2,9 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <memory>
-
-#include "core/block_allocator.h"
 #include "core/env_knob.h"
 
 namespace sluice {
@@ -26,15 +23,19 @@ constexpr size_t kMinBlockBytes = size_t{32} << 20;
 
 RawAllocator PinnedAllocator() { return RawAllocator{&PinnedAlloc, &PinnedFree, nullptr}; }
 
-RawAllocator PinnedBlocks() {
+std::shared_ptr<BlockAllocator> PinnedBlocks() {
   auto blocks = std::make_shared<BlockAllocator>(PinnedAllocator(), kMinBlockBytes);
   blocks->Reserve();  // a failure shows at the first Allocate
-  return BlockAllocator::AsRawAllocator(blocks);
+  return blocks;
 }
 
-RawAllocator FileReadAllocator() {
-  static const bool pinned = EnvKnob("SLUICE_READ_PINNED", 0) != 0;
-  return pinned ? PinnedBlocks() : RawAllocator{};
+std::shared_ptr<BlockAllocator> FileReadBlocks() {
+  static const bool pinned = EnvKnob("SLUICE_READ_PINNED", 1) != 0;
+  return pinned ? PinnedBlocks() : nullptr;
+}
+
+RawAllocator FileReadAllocator(const std::shared_ptr<BlockAllocator>& blocks) {
+  return blocks != nullptr ? BlockAllocator::AsRawAllocator(blocks) : RawAllocator{};
 }
 
 }  // namespace sluice

@@ -1010,6 +1010,8 @@ def test_gpu_memory_budget_is_respected(imagenet_folder):
     assert 0 <= st["gpu_memory_allocated_nvjpeg"] <= min(st["gpu_memory_allocated"], st["gpu_memory_reserved_nvjpeg"])
     assert st["gpu_pool_overflows"] == 0  # the capped pool met every request (gpu/device_pool.h)
     assert st["pinned_memory_held"] > 0 and st["host_memory_cached"] >= 0
+    if os.environ.get("SLUICE_READ_PINNED", "1") != "0":  # files are read into page-locked blocks
+        assert st["pinned_memory_held"] >= 32 << 20, st  # at least the first block, 32 MiB
     # The CPU loader's keys are all still there.
     for key in ("samples", "batches", "bytes_read", "stage_seconds", "wait_seconds",
                 "wall_seconds", "host_memory_in_use", "host_memory_peak", "skipped",

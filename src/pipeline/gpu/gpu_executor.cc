@@ -16,7 +16,6 @@
 #include "core/spaced.h"
 #include "core/thread_pool.h"
 #include "gpu/device.h"
-#include "gpu/pinned.h"
 #include "io/reader.h"
 #include "pipeline/gpu/batch_layout.h"
 #include "pipeline/gpu/batch_sync.h"
@@ -24,6 +23,7 @@
 #include "pipeline/gpu/engine_jobs.h"
 #include "pipeline/gpu/finish_lut.h"
 #include "pipeline/gpu/gather_queue.h"
+#include "pipeline/gpu/host_buffers.h"
 #include "pipeline/gpu/launch.h"
 #include "pipeline/gpu/route_assignment.h"
 #include "pipeline/gpu/route_scheduler.h"
@@ -93,8 +93,7 @@ class GpuExecutor : public BatchWork {
   Spaced sweeps_{static_cast<int64_t>(EnvKnob("SLUICE_SWEEP_MS", 0) * 1e6)};
 
   std::shared_ptr<DevicePool> pool_;
-  std::shared_ptr<HostPool> pinned_;
-  std::shared_ptr<HostPool> host_;
+  HostBuffers host_;
   std::unique_ptr<GpuDecoders> decoders_;
   std::vector<std::unique_ptr<CudaStream>> streams_;
   uint8_t* lut_dev_ = nullptr;
@@ -126,8 +125,7 @@ Status GpuExecutor::Init() {
                     static_cast<int64_t>(DTypeSize(options_.dtype));
   const int io = *options_.io_threads, threads = *options_.num_threads;
   SLUICE_ASSIGN_OR_RETURN(pool_, DevicePool::Create(dev, options_.gpu_memory_budget));
-  pinned_ = HostPool::Create(PinnedAllocator());
-  host_ = HostPool::Create(FileReadAllocator());
+  host_ = HostBuffers::Create();
   SLUICE_ASSIGN_OR_RETURN(decoders_, GpuDecoders::Create(pool_.get(), options_.decode_route, threads));
   const bool hw = decoders_->has_hardware();
   scheduler_ = std::make_unique<RouteScheduler>(hw, decoders_->has_hybrid(), threads, options_.batch_size);
@@ -146,7 +144,7 @@ Status GpuExecutor::Init() {
   static const int gather = std::max(0, static_cast<int>(EnvKnob("SLUICE_ENGINE_GATHER", 0)));
   gather_ = gather;
   SLUICE_ASSIGN_OR_RETURN(
-      reader_, Reader::Create(source_, io_max_, options_.max_file_bytes, [host = host_](size_t n) { return host->Allocate(n); }, &counters_));
+      reader_, Reader::Create(source_, io_max_, options_.max_file_bytes, [files = host_.files](size_t n) { return files->Allocate(n); }, &counters_));
   reader_->SetActive(io);
   PinNearGpu(dev, threads);
   return Status::OK();
@@ -241,7 +239,7 @@ Status GpuExecutor::SizeAndAllocate(GpuBatch* b) {
   const int64_t estimate = LayOutBatch(b, plan_, options_.dtype, sample_bytes_);
   for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {
   }
-  return AllocateBatch(b, pool_.get(), pinned_.get());
+  return AllocateBatch(b, pool_.get(), host_.staging.get());
 }
 
 // After the last read: routes and memory, then the decodes, each route on its threads.
@@ -334,7 +332,7 @@ void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
       }
     }
     if (s.route == DecodeRoute::kCpu)
-      st = DecodeOnCpu(processor_, &s, w, pinned_.get(), pool_.get(), b->stream, &counters_);
+      st = DecodeOnCpu(processor_, &s, w, host_.staging.get(), pool_.get(), b->stream, &counters_);
     if (st.ok()) st = PackSample(*b, &s, &w->resize);
     if (!st.ok()) b->status[static_cast<size_t>(i)] = st.WithPrefix(NameOf(*b, i));
     SettleScratch(w, worker, scratch_gauge_.get());
@@ -391,17 +389,17 @@ void GpuExecutor::Taken(RingBatch& batch) {
 void GpuExecutor::NewEpoch() {
   scheduler_->Interrupt();
   if (!sweeps_.Due(NowNs())) return;
-  host_->Sweep();
-  pinned_->Sweep();
+  host_.Sweep();
   decoders_->SweepPinned();
   pool_->TrimCache();
 }
 
 void GpuExecutor::FillStats(LoaderStats* s) const {
-  const HostPool::Usage host = host_->usage();
-  s->host_memory_in_use = host.in_use_bytes + scratch_gauge_->in_use();
-  s->host_memory_peak = host.peak_bytes + scratch_gauge_->peak();
-  s->host_memory_cached = host.cached_bytes;
+  host_.FillStats(s);
+  s->host_memory_in_use += scratch_gauge_->in_use();
+  s->host_memory_peak += scratch_gauge_->peak();
+  s->pinned_memory_peak += decoders_->pinned_peak();
+  s->pinned_memory_held += decoders_->pinned_held();
   const DevicePool::Usage dev = pool_->usage();
   s->gpu_memory_in_use = dev.in_use_bytes;
   s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
@@ -410,9 +408,6 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->gpu_memory_allocated = dev.allocated_bytes;
   s->gpu_memory_allocated_nvjpeg = dev.lasting_allocated_bytes;
   s->gpu_pool_overflows = dev.overflow_allocations;
-  const HostPool::Usage pinned = pinned_->usage();
-  s->pinned_memory_peak = pinned.peak_bytes + decoders_->pinned_peak();
-  s->pinned_memory_held = pinned.in_use_bytes + pinned.cached_bytes + decoders_->pinned_held();
   for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
   s->engine_state_inits = decoders_->engine_state_inits();
   s->engine_calls = decoders_->engine_calls();
