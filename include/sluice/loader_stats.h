@@ -52,9 +52,10 @@ struct LoaderStats {
   int64_t gpu_memory_allocated = 0;  // the driver's count of the pool's live allocations
   int64_t gpu_memory_allocated_nvjpeg = 0;  // (frees still pending on a stream not included)
   int64_t gpu_pool_overflows = 0;   // allocations past the pool's cap (gpu/device_pool.h)
-  int64_t pinned_memory_peak = 0;   // peak page-locked host bytes (staging, nvJPEG's, and the
-  int64_t pinned_memory_held = 0;   // blocks files are read into: their buffers are also in
-                                    // host_memory_*); held now, in use or kept for reuse
+  // Page-locked host bytes: staging, nvJPEG's, and the blocks files are read into (whose buffers
+  // host_memory_* also counts); at the peak, and held now (in use or kept for reuse).
+  int64_t pinned_memory_peak = 0;
+  int64_t pinned_memory_held = 0;
   int64_t route_samples[kNumRoutes] = {0, 0, 0};  // samples handed out, by decode route (kRoutes order)
   int64_t engine_state_inits = 0;   // nvJPEG engine states initialized (per call size; since creation)
   int64_t engine_calls = 0;         // nvJPEG calls on the engines (since creation)

@@ -55,8 +55,9 @@ class GpuDecoders {
     for (const auto& hw : hw_) ns += hw->busy_ns();
     return ns;
   }
-  // nvJPEG states the engine threads initialized, since creation: one per call size and thread
-  // (at most kMaxStates each), plus one after each call the engines rejected.
+  // nvJPEG states engine thread t (or all of them) initialized, since creation: one per call size
+  // and thread (at most kMaxStates each), plus one after each call the engines rejected.
+  int64_t engine_state_inits(int t) const { return hw_[static_cast<size_t>(t)]->state_initializations(); }
   int64_t engine_state_inits() const {
     int64_t n = 0;
     for (const auto& hw : hw_) n += hw->state_initializations();

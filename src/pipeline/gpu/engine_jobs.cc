@@ -34,7 +34,7 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
   }
   if (!samples.empty()) {
     int decoded = 0;
-    const int64_t busy = decoders->engine_busy_ns(t);
+    const int64_t busy = decoders->engine_busy_ns(t), inits = decoders->engine_state_inits(t);
     const std::vector<size_t> gave_back = decoders->DecodeOnEngines(samples, t, [&](size_t k) {
       const auto [j, i] = owner[k];
       GpuBatch& b = *jobs[j].b;
@@ -43,7 +43,8 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
       ++decoded;
     });
     for (size_t k : gave_back) rejected[owner[k].first].push_back(owner[k].second);
-    scheduler->RecordEngines(decoded, static_cast<double>(decoders->engine_busy_ns(t) - busy) * 1e-9);
+    scheduler->RecordEngines(decoded, static_cast<double>(decoders->engine_busy_ns(t) - busy) * 1e-9,
+                             decoders->engine_state_inits(t) != inits);
   }
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (!decoding[j]) continue;

@@ -112,6 +112,11 @@ void RouteScheduler::SetShare(double share) {
   owed_ = 0;
   first_probe_rate_ = 0;
   ++generation_;
+  restarts_ = 0;
+  RestartWindow();
+}
+
+void RouteScheduler::RestartWindow() {
   window_launches_ = 0;
   window_ns_ = 0;
   window_samples_ = 0;
@@ -220,9 +225,15 @@ void RouteScheduler::RecordCpuSide(DecodeRoute route, int samples, double second
   c = (1 - kAlpha) * c + kAlpha * (seconds / samples);
 }
 
-void RouteScheduler::RecordEngines(int samples, double seconds) {
+void RouteScheduler::RecordEngines(int samples, double seconds, bool initialized) {
   if (samples <= 0 || seconds <= 0) return;
   std::lock_guard<std::mutex> lock(mu_);
+  // A one-time cost, neither the share's nor per image; a few per share (new call sizes): more
+  // are calls the engines rejected, which any share may meet.
+  if (initialized && restarts_ < kMaxRestarts) {
+    ++restarts_;
+    return RestartWindow();
+  }
   const double per_image = seconds / samples;
   if (last_launch_ns_ >= 0) {
     window_engine_seconds_ += seconds;

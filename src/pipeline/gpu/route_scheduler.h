@@ -21,9 +21,11 @@
 // (and the climb goes on that way), otherwise the held share stays for a hold that doubles each
 // time nothing gains. A window counts only batches planned at its share (the generation in
 // Split), after the first kSettleLaunches of the share (the batches in flight when it changed
-// still shape those), and the gaps between their launches, not one across an interruption; it
-// lasts at least kWindow launches and kWindowSeconds (with windows of 6 launches, 85 ms, auto
-// came in below each share it moved between: docs/benchmarks.md). With SLUICE_TRACE set, each
+// still shape those), and the gaps between their launches, not one across an interruption; an
+// nvJPEG state initialized for a new call size (a share's first engine calls) starts it over, up
+// to kMaxRestarts times a share. It lasts at least kWindow launches and kWindowSeconds (with
+// windows of 6 launches, 85 ms, auto came in below each share it moved between:
+// docs/benchmarks.md). With SLUICE_TRACE set, each
 // window is printed (share, rate, the engines' busy share, phase).
 // Beside the engines the CPU side is libjpeg-turbo (the hybrid decoder's GPU stages and CUDA
 // calls slowed the engines more than its thread time shows). Without engines the CPU-side samples
@@ -32,7 +34,7 @@
 //
 //   RouteScheduler s(has_hardware, has_hybrid, cpu_threads);
 //   Split split = s.Plan(n, eligible);            // when a batch is planned
-//   s.RecordEngines(hardware, engine_seconds);     // after the engines' calls of a batch
+//   s.RecordEngines(hardware, engine_seconds, initialized);  // after the engines' calls of a batch
 //   s.RecordCpuSide(route, 1, thread_seconds);     // after each CPU-side sample
 //   s.RecordLaunch(split.generation, n, NowNs());  // when it is launched
 //
@@ -78,6 +80,7 @@ class RouteScheduler {
                                                       // (the climb may go further)
   static constexpr int kSmallBatch = 4 * kHardwareGrain;  // batches under this start at a share of 0
   static constexpr int kMaxHoldWindows = 128;     // holds double up to this
+  static constexpr int kMaxRestarts = 4;          // windows started over per share, at most
   static constexpr double kBusyForDown = 0.95;    // steps down are probed only when the engines
                                                   // were busy less than this in the hold,
   static constexpr double kSlowedEngines = 0.05;  // or slower per image than alone by this
@@ -89,8 +92,10 @@ class RouteScheduler {
   void Interrupt();
   // A CPU-side route spent `seconds` of thread time on `samples`.
   void RecordCpuSide(DecodeRoute route, int samples, double seconds);
-  // The engines' calls took `seconds` (their turn on the engines) for `samples`.
-  void RecordEngines(int samples, double seconds);
+  // The engines' calls took `seconds` (their turn on the engines) for `samples`; `initialized`:
+  // they initialized an nvJPEG state (a new call size: 0.1-0.2 s once), and the window in
+  // progress starts over after them instead of counting that against its share.
+  void RecordEngines(int samples, double seconds, bool initialized = false);
 
   double cpu_share() const;                      // of a batch, the share sent to the CPU side
   double cpu_cost(DecodeRoute route) const;      // thread-seconds per image
@@ -101,6 +106,7 @@ class RouteScheduler {
  private:
   enum class Phase { kHold, kProbe };
   void SetShare(double share);                   // starts a new generation
+  void RestartWindow();                          // the window starts over, after settling launches
   void WindowDone(double rate, double busy, double engine_cost);
   void StartCycle(bool after_gain);
   void NextProbe();
@@ -133,6 +139,7 @@ class RouteScheduler {
   int hold_windows_ = 2 * kHoldWindows;    // the next hold's length
   const double window_seconds_;            // kWindowSeconds, or the knob's
   int settle_ = 0;                         // launches of this generation still to skip
+  int restarts_ = 0;                       // windows of this generation started over
   int window_launches_ = 0;                // launches counted in the window
   int64_t window_ns_ = 0, window_samples_ = 0;  // the window's gaps between launches, and their samples
   double window_engine_seconds_ = 0;       // the engines' time recorded since the window began,
