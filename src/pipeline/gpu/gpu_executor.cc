@@ -12,7 +12,6 @@
 
 #include "codec/jpeg_cpu.h"
 #include "core/env_knob.h"
-#include "core/host_pool.h"
 #include "core/spaced.h"
 #include "core/thread_pool.h"
 #include "gpu/device.h"
