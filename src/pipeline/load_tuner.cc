@@ -67,9 +67,10 @@ void LoadTuner::WindowDone(double rate, double wait) {
     case Phase::kBase:
       return FromBase(rate, wait);
     case Phase::kFewerThreads:
-      // A slower pace while the consumer hardly waited is its own (another process, noise), not
-      // the loader's: the loader can have cost it at most the time it waited.
-      if (wait < kKeepWait && (rate >= (1 - kTolerance) * all_threads_rate_ || wait < kConsumerBound)) {
+      // The pace is judged even when the consumer hardly waited: a CPU training step can run
+      // slower beside a loader with too few threads without waiting for it (issue 19, torch:4).
+      if (wait < kKeepWait && rate >= (1 - kTolerance) * pace_) {
+        pace_ = std::max(pace_, rate);
         why_ = "with " + Threads(now_.threads) + " the consumer keeps its pace (it waited " + Percent(wait) +
                ", " + Rate(rate) + ")";
         if (now_.threads > 1) return TryFewerThreads();
@@ -77,7 +78,7 @@ void LoadTuner::WindowDone(double rate, double wait) {
       }
       now_ = before_;
       return Settle("consumer-bound; " + Threads(before_.threads) + ": fewer slowed it (it waited " +
-                    Percent(wait) + ", " + Rate(rate) + " against " + Rate(all_threads_rate_) + ")");
+                    Percent(wait) + ", " + Rate(rate) + " against " + Rate(pace_) + ")");
     case Phase::kMoreIo: {
       bool gained = false;
       if (!ProbeDecided(rate, &gained)) return;
@@ -134,7 +135,7 @@ void LoadTuner::FromBase(double rate, double wait) {
     return LoaderBound(rate, wait);
   }
   if (wait < kConsumerBound && scope_.threads && now_.threads > 1) {
-    if (now_.threads == all_.threads) all_threads_rate_ = rate;
+    if (now_.threads == all_.threads) pace_ = rate;
     return TryFewerThreads();
   }
   Settle((wait < kConsumerBound ? "consumer-bound" : "balanced") + std::string(" (the consumer waited ") +
@@ -181,7 +182,7 @@ bool LoadTuner::ProbeDecided(double rate, bool* gained) {
 
 void LoadTuner::TryFewerThreads() {
   before_ = now_;
-  now_.threads = std::max(1, now_.threads - std::max(1, all_.threads / 4));
+  now_.threads -= std::max(1, std::min(all_.threads / 4, now_.threads / 2));
   phase_ = Phase::kFewerThreads;
 }
 

@@ -14,11 +14,10 @@
 //   threads, a deeper prefetch) is kept when the consumer then takes kGain more batches per
 //   second in kProbeWindows windows in a row: one window's gain may be its noise.
 // - Waiting less than kConsumerBound: the consumer is the bottleneck (a training step slower than
-//   loading). It tries a quarter of the threads fewer, kept while the consumer still waits less
-//   than kKeepWait and takes batches at least (1 - kTolerance) as fast as at all threads (or,
-//   slower, still waits less than kConsumerBound: the loader cannot have cost it more than its
-//   wait), and goes on down; the first try that fails is undone and it settles. The threads it
-//   leaves idle are cores for the training process.
+//   loading). It tries a quarter of all the threads fewer (at most half of those it has), kept
+//   while the consumer still waits less than kKeepWait and takes batches at least
+//   (1 - kTolerance) as fast as at the best pace so far, and goes on down; the first try that
+//   fails is undone and it settles. The threads it leaves idle are cores for the training process.
 // - In between: it settles where it is.
 // The time between epochs (validation, checkpoints) is left out of the windows (Interrupt); the
 // wait for the next epoch's first batch counts, as every other wait does.
@@ -106,7 +105,7 @@ class LoadTuner {
   const Scope scope_;
   Setting now_, before_;               // the setting in use, and the one a probe left
   Phase phase_ = Phase::kWarmup;
-  double all_threads_rate_ = 0;        // batches/s at all threads, the pace fewer must keep
+  double pace_ = 0;                    // batches/s, the best on the way down: fewer threads must keep it
   double base_rate_ = 0;               // of the window that started a probe
   bool prefetch_tried_ = false, io_done_ = false;
   int probe_wins_ = 0;                 // windows in a row the probe in progress gained in
