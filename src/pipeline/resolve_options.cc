@@ -64,10 +64,14 @@ LoaderOptions ResolveOptions(LoaderOptions o) {
 LoadTuner::Scope TuningOf(const LoaderOptions& given) {
   LoadTuner::Scope scope;
   // On the GPU path the compute threads stay all: the route scheduler sizes their share.
-  scope.threads = !given.num_threads && given.device.type != DeviceType::kCUDA;
-  if (given.device.type == DeviceType::kCUDA)
-    scope.fixed = "io_threads and prefetch were given (the GPU path's decoding split is its route scheduler's)";
-  scope.prefetch = !given.prefetch;
+  const bool gpu = given.device.type == DeviceType::kCUDA;
+  scope.threads = !given.num_threads && !gpu;
+  const bool large = gpu && given.batch_size > kSmallBatch;  // the prefetch stays GpuPrefetch's 2
+  if (gpu)
+    scope.fixed = given.prefetch || !large
+                      ? "io_threads and prefetch were given (the GPU path's decoding split is its route scheduler's)"
+                      : "io_threads were given; on the GPU path batches of over 64 images keep prefetch 2";
+  scope.prefetch = !given.prefetch && !large;
   scope.io_max = given.io_threads ? 0 : kMaxTunedIoThreads;
   return scope;
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <utility>
 
 #include "core/thread_pool.h"
@@ -48,6 +49,20 @@ TEST(ResolveOptionsTest, GpuPrefetchHoldsEnoughImages) {
     cpu.batch_size = batch;
     EXPECT_EQ(ResolveOptions(cpu).prefetch, 2) << "batch " << batch << " on the CPU";
   }
+}
+
+TEST(ResolveOptionsTest, TheGpuPathTunesThePrefetchOfSmallBatchesOnly) {
+  LoaderOptions gpu = Gpu(), cpu;
+  gpu.batch_size = cpu.batch_size = 256;
+  EXPECT_FALSE(TuningOf(gpu).prefetch);
+  EXPECT_TRUE(TuningOf(cpu).prefetch);
+  EXPECT_EQ(TuningOf(gpu).io_max, kMaxTunedIoThreads);
+  gpu.batch_size = kSmallBatch;
+  EXPECT_TRUE(TuningOf(gpu).prefetch);
+  gpu.batch_size = 256;
+  gpu.io_threads = 4;  // nothing left to tune: the reason names the prefetch's rule
+  EXPECT_EQ(std::string(TuningOf(gpu).fixed),
+            "io_threads were given; on the GPU path batches of over 64 images keep prefetch 2");
 }
 
 // "auto" stays "auto" under DDP: it once meant "hardware" there. nvJPEG can still free device
