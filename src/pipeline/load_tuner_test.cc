@@ -89,7 +89,7 @@ TEST(LoadTuner, AConsumerThatSlowsWithFewerThreadsKeepsThem) {
 TEST(LoadTuner, APaceLostWithoutWaitingUndoesFewerThreads) {
   // A CPU training step (issue 19's torch:4 on an H200 machine): it runs faster beside fewer
   // loader threads, down to 2, but 10% slower beside 1, where it hardly waits (0.7%): the
-  // tuner settled there, 0.9x the best swept row, when it took a wait under 2% as a pace kept.
+  // tuner settled there (0.95x the best swept setting) when it took a wait under 2% as a pace kept.
   LoadTuner t({16, 2, 2}, {true, true});
   DriveWithStep(t, 0.146 / 16, [](int threads) { return threads == 1 ? 0.145 : 0.13 + 0.002 * threads; });
   EXPECT_TRUE(t.settled());

@@ -41,7 +41,7 @@ constexpr int GpuPrefetch(int batch_size) {
 // where ResolveOptions put them (the RouteScheduler tunes the split of the decoding between
 // them and the engines); I/O threads are tuned as on the CPU path, and so is the prefetch of
 // batches of up to kSmallBatch. Larger batches keep prefetch 2: in the 8 rows of batch 256 of
-// one H200 call (issue 16) the tuner's try of 4 gave -20% to +1%, never the 3% it takes to be
+// two H200 calls (issue 16) the tuner's try of 4 gave -20% to +1%, never the 3% it takes to be
 // kept, and the pools then peaked at 2.4-4.2x what they held in use at the end (896 against
 // 211 MiB on dataset (a)); which part of that peak the try made is not yet measured.
 inline constexpr int kMaxTunedIoThreads = 8;
