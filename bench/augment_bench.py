@@ -75,7 +75,7 @@ import torch  # noqa: E402
 
 import dali_rows  # noqa: E402
 from gpu_bench import (GpuMemoryPoller, cpu_jiffies, dataset_info, machine_info,  # noqa: E402
-                       run_row_process)
+                       run_row_process, select_rows)
 
 WARMUP, MIN_BATCHES = 3, 6  # as gpu_bench
 GPU = "cuda"  # --dry-run makes it "cpu"
@@ -486,7 +486,8 @@ def main() -> int:
     ap.add_argument("data", nargs="+", help="ImageFolder roots (make with `sluice make-dataset`)")
     ap.add_argument("--seconds", type=float, default=8.0, help="minimum timed seconds per row")
     ap.add_argument("--timeout", type=float, default=150.0, help="seconds per row before it is killed")
-    ap.add_argument("--rows", help="comma-separated substrings of row names to run (default: all)")
+    ap.add_argument("--rows", help="comma-separated substrings of row names to run (default: all; a comma "
+                    "followed by a space is part of a name)")
     ap.add_argument("--routes", action="store_true",
                     help='also the sluice GPU Cutout and BatchLambda rows with decode_route="hardware"')
     ap.add_argument("--json", help="write every result here (rewritten after each row)")
@@ -509,12 +510,9 @@ def main() -> int:
         return 0
 
     all_rows = make_rows(args.routes, args.pipeline)
-    names = list(all_rows)
-    if args.rows:
-        wanted = [s.strip().lower() for s in args.rows.split(",") if s.strip()]
-        names = [n for n in names if any(w in n.lower() for w in wanted)]
-        if not names:
-            ap.error(f"--rows {args.rows!r} matches none of: {', '.join(all_rows)}")
+    names = select_rows(list(all_rows), args.rows)
+    if not names:
+        ap.error(f"--rows {args.rows!r} matches none of: {', '.join(all_rows)}")
     meta = machine_info()
     machine = (f"# GPU {meta['gpu']} | {meta['cpus']} CPUs ({meta['cpu']}) | Python {meta['python']} | "
                f"torch {meta['torch']} | torchvision {meta['torchvision']} | Pillow {meta['pillow']} | "

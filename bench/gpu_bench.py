@@ -46,6 +46,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -363,6 +364,16 @@ def run_row_process(name: str, cmd: list, timeout: float, tmp: str) -> dict:
     return {"row": name, "wall_seconds": time.perf_counter() - t0, **result}
 
 
+def select_rows(names: list[str], rows: str | None) -> list[str]:
+    """The names that contain one of the comma-separated substrings of `rows` (case aside; all
+    names without it). A comma followed by a space belongs to the substring, so that a row named
+    "sluice GPU, Cutout (built-in)" can be chosen by its whole name."""
+    if not rows:
+        return list(names)
+    wanted = [w.strip().lower() for w in re.split(r",(?!\s)", rows) if w.strip()]
+    return [n for n in names if any(w in n.lower() for w in wanted)]
+
+
 def dataset_info(root: str) -> dict:
     from PIL import Image, JpegImagePlugin
 
@@ -459,7 +470,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("data", nargs="+", help="ImageFolder roots (make with `sluice make-dataset`)")
     ap.add_argument("--seconds", type=float, default=8.0, help="minimum timed seconds per row")
-    ap.add_argument("--rows", help="comma-separated substrings of row names to run (default: all)")
+    ap.add_argument("--rows", help="comma-separated substrings of row names to run (default: all; a comma "
+                    "followed by a space is part of a name)")
     ap.add_argument("--json", help="write every result here (rewritten after each row)")
     ap.add_argument("--timeout", type=float, default=150.0, help="seconds per row before it is killed")
     ap.add_argument("--dry-run", action="store_true",
@@ -472,12 +484,9 @@ def main() -> int:
         print(json.dumps(run_row(args._row, args.data[0], args.seconds), default=str), flush=True)
         return 0
 
-    names = list(ROWS)
-    if args.rows:
-        wanted = [s.strip().lower() for s in args.rows.split(",") if s.strip()]
-        names = [n for n in names if any(w in n.lower() for w in wanted)]
-        if not names:
-            ap.error(f"--rows {args.rows!r} matches none of: {', '.join(ROWS)}")
+    names = select_rows(list(ROWS), args.rows)
+    if not names:
+        ap.error(f"--rows {args.rows!r} matches none of: {', '.join(ROWS)}")
     meta = machine_info()
     print(f"# GPU {meta['gpu']} | {meta['cpus']} CPUs ({meta['cpu']}) | Python {meta['python']} | "
           f"torch {meta['torch']} | torchvision {meta['torchvision']} | Pillow {meta['pillow']} | "

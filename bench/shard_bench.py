@@ -288,12 +288,9 @@ def main() -> int:
         print(json.dumps(run_row(args._row, json.loads(args._spec), args.seconds), default=str), flush=True)
         return 0
 
-    names = list(ROWS)
-    if args.rows:
-        wanted = [s.strip().lower() for s in args.rows.split(",") if s.strip()]
-        names = [n for n in names if any(w in n.lower() for w in wanted)]
-        if not names:
-            ap.error(f"--rows {args.rows!r} matches none of: {', '.join(ROWS)}")
+    names = gpu_bench.select_rows(list(ROWS), args.rows)
+    if not names:
+        ap.error(f"--rows {args.rows!r} matches none of: {', '.join(ROWS)}")
     shards = os.path.abspath(args.shards or args.data.rstrip("/") + "-shards")
     info = gpu_bench.dataset_info(args.data)
     packed = pack_once(args.data, shards, args.shard_mib)

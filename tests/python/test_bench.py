@@ -57,6 +57,20 @@ def test_augment_bench_dry_run_has_a_sluice_row_and_a_dali_row(tmp_path):
         assert rows["DALI 16 threads hw_decoder_load 1"]["skipped"].startswith("DALI is not installed")
 
 
+def test_rows_are_chosen_by_substrings_and_a_name_with_a_comma_by_its_whole_name(monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    from gpu_bench import select_rows
+
+    names = ["sluice GPU, Cutout (built-in)", "sluice GPU, Cutout (built-in) [hardware]",
+             "sluice GPU, Lambda(CUTOUT)", "sluice CPU, Cutout (built-in)", "DALI 8 threads hw_decoder_load 1"]
+    assert select_rows(names, None) == names
+    assert select_rows(names, "") == names
+    assert select_rows(names, "sluice GPU, Cutout") == names[:2]  # not every GPU row, nor the CPU's
+    assert select_rows(names, "lambda,dali") == [names[2], names[4]]
+    assert select_rows(names, "sluice GPU, Cutout (built-in) [hardware],DALI") == [names[1], names[4]]
+    assert select_rows(names, "video") == []
+
+
 def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch):
     monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
     import gpu_bench
