@@ -43,7 +43,8 @@ constexpr int GpuPrefetch(int batch_size) {
 // batches of up to kSmallBatch. Larger batches keep prefetch 2: in the 8 rows of batch 256 of
 // two H200 calls (issue 16) the tuner's try of 4 gave -20% to +1%, never the 3% it takes to be
 // kept, and the pools then peaked at 2.4-4.2x what they held in use at the end (896 against
-// 211 MiB on dataset (a)); which part of that peak the try made is not yet measured.
+// 211 MiB on dataset (a)). Without the try the pool peaked at 576 MiB on (a), the process at
+// 1,300 MiB instead of 1,588 (one H200 call, 2026-11-29, docs/benchmarks.md).
 inline constexpr int kMaxTunedIoThreads = 8;
 LoadTuner::Scope TuningOf(const LoaderOptions& given);
 

@@ -16,6 +16,7 @@
 #include "kernels/yuv/yuv_resize_gpu.h"
 #include "pipeline/gpu/batch_sync.h"
 #include "pipeline/gpu/finish_lut.h"
+#include "pipeline/gpu/pool_stats.h"
 #include "video/nvcuvid_api.h"
 #include "video/nvdec_pictures.h"
 
@@ -355,14 +356,7 @@ void GpuClipExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, B
 }
 
 void GpuClipExecutor::FillStats(LoaderStats* s) const {
-  const DevicePool::Usage dev = pool_->usage();
-  s->gpu_memory_in_use = dev.in_use_bytes;
-  s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
-  s->gpu_memory_reserved = dev.reserved_bytes;
-  s->gpu_memory_reserved_nvjpeg = dev.lasting_reserved_bytes;
-  s->gpu_memory_allocated = dev.allocated_bytes;
-  s->gpu_memory_allocated_nvjpeg = dev.lasting_allocated_bytes;
-  s->gpu_pool_overflows = dev.overflow_allocations;
+  FillPoolStats(pool_->usage(), s);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "pipeline/gpu/gather_queue.h"
 #include "pipeline/gpu/host_buffers.h"
 #include "pipeline/gpu/launch.h"
+#include "pipeline/gpu/pool_stats.h"
 #include "pipeline/gpu/route_assignment.h"
 #include "pipeline/gpu/route_scheduler.h"
 #include "pipeline/load_tuner.h"
@@ -399,14 +400,7 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->host_memory_peak += scratch_gauge_->peak();
   s->pinned_memory_peak += decoders_->pinned_peak();
   s->pinned_memory_held += decoders_->pinned_held();
-  const DevicePool::Usage dev = pool_->usage();
-  s->gpu_memory_in_use = dev.in_use_bytes;
-  s->gpu_memory_peak = std::max(dev.peak_reserved_bytes, dev.peak_bytes);
-  s->gpu_memory_reserved = dev.reserved_bytes;
-  s->gpu_memory_reserved_nvjpeg = dev.lasting_reserved_bytes;
-  s->gpu_memory_allocated = dev.allocated_bytes;
-  s->gpu_memory_allocated_nvjpeg = dev.lasting_allocated_bytes;
-  s->gpu_pool_overflows = dev.overflow_allocations;
+  FillPoolStats(pool_->usage(), s);
   for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
   s->engine_state_inits = decoders_->engine_state_inits();
   s->engine_calls = decoders_->engine_calls();
