@@ -73,12 +73,6 @@ Status AllocateBatch(GpuBatch* b, DevicePool* pool, HostPool* pinned) {
     SLUICE_ASSIGN_OR_RETURN(void* arena, pool->Allocate(b->arena_bytes, b->stream));
     b->arena = static_cast<uint8_t*>(arena);
   }
-  if (b->mid_bytes > 0) {
-    SLUICE_ASSIGN_OR_RETURN(void* mid, pool->Allocate(b->mid_bytes, b->stream));
-    b->mid = static_cast<uint8_t*>(mid);
-  }
-  SLUICE_ASSIGN_OR_RETURN(b->output,
-                          pool->AllocateShared(static_cast<size_t>(std::max<int64_t>(b->out_bytes, 1)), b->stream));
   for (size_t i = 0; i < b->gpu.size(); ++i) {
     GpuSample& s = b->gpu[i];
     if (b->status[i].ok() && s.route != DecodeRoute::kCpu) s.region = b->arena + s.arena_off;
@@ -86,6 +80,16 @@ Status AllocateBatch(GpuBatch* b, DevicePool* pool, HostPool* pinned) {
   SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&b->alloc_ready, cudaEventDisableTiming));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&b->hw_done, cudaEventDisableTiming));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaEventRecord(b->alloc_ready, b->stream));
+  return Status::OK();
+}
+
+Status AllocateOutputs(GpuBatch* b, DevicePool* pool) {
+  if (b->mid_bytes > 0) {
+    SLUICE_ASSIGN_OR_RETURN(void* mid, pool->Allocate(b->mid_bytes, b->stream));
+    b->mid = static_cast<uint8_t*>(mid);
+  }
+  SLUICE_ASSIGN_OR_RETURN(b->output,
+                          pool->AllocateShared(static_cast<size_t>(std::max<int64_t>(b->out_bytes, 1)), b->stream));
   return Status::OK();
 }
 

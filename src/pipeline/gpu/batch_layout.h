@@ -2,6 +2,10 @@
 // decode into, the resampled images the pixel passes read and write ("mid"), the output, and the
 // descriptor table (pinned on the host, copied to the device at launch) with each kernel's
 // per-sample descriptors and the tap tables. TableLayout places the table's parts.
+// The table and the arena are allocated when the batch is planned, since its decoders write them;
+// mid and the output only when it is launched, since only its kernels write them: a batch being
+// decoded (several are, the engines' calls take a while) holds no output yet. With float32
+// batches of 256 that is 154 MB a batch.
 //
 // Thread-safety: functions of one batch, called by the thread that plans it.
 #ifndef SLUICE_PIPELINE_GPU_BATCH_LAYOUT_H_
@@ -41,8 +45,12 @@ class TableLayout {
 // sample's bytes (fixed-size plans). Returns the device bytes the batch takes.
 int64_t LayOutBatch(GpuBatch* b, const Plan& plan, DType dtype, int64_t sample_bytes);
 
-// Allocates what LayOutBatch sized, on the batch's stream, and records b->alloc_ready after it.
+// Allocates the table and the arena that LayOutBatch sized, on the batch's stream, and records
+// b->alloc_ready after them.
 Status AllocateBatch(GpuBatch* b, DevicePool* pool, HostPool* pinned);
+
+// Allocates mid and the output, on the batch's stream: at launch, before its kernels are enqueued.
+Status AllocateOutputs(GpuBatch* b, DevicePool* pool);
 
 }  // namespace sluice
 

@@ -75,7 +75,8 @@ struct GpuBatch : RingBatch {
   std::vector<GpuSample> gpu;  // one per RingBatch::samples entry
   cudaStream_t stream = nullptr;
   std::atomic<int> pending{0};
-  std::atomic<bool> sized{false};  // its memory is allocated (or failed): in the pool's usage
+  std::atomic<bool> sized{false};  // laid out, its decode memory allocated (or failed)
+  std::atomic<int64_t> at_launch{0};  // bytes it will allocate at launch (mid and output), not yet in the pool's usage
   BatchTable table;
   std::shared_ptr<uint8_t> table_host;  // pinned: the descriptors and taps, uploaded at launch
   uint8_t* table_dev = nullptr;

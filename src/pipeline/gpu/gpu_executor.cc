@@ -16,6 +16,7 @@
 #include "core/thread_pool.h"
 #include "gpu/device.h"
 #include "io/reader.h"
+#include "pipeline/gpu/admission.h"
 #include "pipeline/gpu/batch_layout.h"
 #include "pipeline/gpu/batch_sync.h"
 #include "pipeline/gpu/decoders.h"
@@ -183,12 +184,17 @@ GpuExecutor::~GpuExecutor() {
   decoders_.reset();  // waits for the engine streams, whose callbacks use the scheduler
 }
 
-// Admit a batch only while the budget has room for it: the pool's usage, plus an estimate (with a
-// quarter of headroom, as batches vary) for this batch and each admitted one not yet allocated.
+// Admit a batch only while the budget has room for it (admission.h).
 bool GpuExecutor::Admit(const std::deque<std::shared_ptr<RingBatch>>& in_flight) {
-  int64_t unsized = 1;
-  for (const auto& b : in_flight) unsized += static_cast<const GpuBatch&>(*b).sized.load() ? 0 : 1;
-  return pool_->usage().in_use_bytes + unsized * (batch_estimate_.load() * 5 / 4) <= pool_->budget();
+  InFlightMemory m;
+  for (const auto& r : in_flight) {
+    const auto& b = static_cast<const GpuBatch&>(*r);
+    if (b.sized.load())
+      m.at_launch += b.at_launch.load();
+    else
+      ++m.unsized;
+  }
+  return AdmitsAnother(pool_->usage().in_use_bytes, m, batch_estimate_.load(), pool_->budget());
 }
 
 void GpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
@@ -239,6 +245,7 @@ Status GpuExecutor::SizeAndAllocate(GpuBatch* b) {
   const int64_t estimate = LayOutBatch(b, plan_, options_.dtype, sample_bytes_);
   for (int64_t e = batch_estimate_.load(); estimate > e && !batch_estimate_.compare_exchange_weak(e, estimate);) {
   }
+  b->at_launch.store(static_cast<int64_t>(b->mid_bytes) + b->out_bytes);
   return AllocateBatch(b, pool_.get(), host_.staging.get());
 }
 
@@ -357,7 +364,10 @@ void GpuExecutor::Launch(const BatchPtr& b) {
     std::vector<int> kept;
     for (size_t i = 0; i < b->gpu.size(); ++i)
       if (b->status[i].ok()) kept.push_back(static_cast<int>(i));
-    const bool launch = b->batch_status.ok() && !b->cancelled.load(std::memory_order_relaxed) && !kept.empty();
+    const bool cancelled = b->cancelled.load(std::memory_order_relaxed);
+    if (b->batch_status.ok() && !cancelled) b->batch_status = AllocateOutputs(b.get(), pool_.get());
+    b->at_launch.store(0);
+    const bool launch = b->batch_status.ok() && !cancelled && !kept.empty();
     if (launch) b->batch_status = EnqueueKernels(b.get(), kept, plan_, gpu_finish_, sample_bytes_);
     if (launch && b->batch_status.ok() && b->route_generation >= 0)  // cancelled ones are not timed
       scheduler_->RecordLaunch(b->route_generation, static_cast<int>(kept.size()), NowNs());
