@@ -15,6 +15,18 @@ constexpr int kExploreEvery = 8;    // batches
 constexpr int kExploreSamples = 4;
 }  // namespace
 
+const char* RouteScheduler::PhaseName(Phase p) {
+  switch (p) {
+    case Phase::kHold:
+      return "hold";
+    case Phase::kProbe:
+      return "probe";
+    case Phase::kCheck:
+      return "check";
+  }
+  return "?";
+}
+
 RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads, int batch_size)
     : has_hw_(has_hardware), has_hybrid_(has_hybrid), cpu_threads_(std::max(1, cpu_threads)),
       share_(has_hardware ? 0.0 : 1.0), base_share_(share_),
@@ -98,7 +110,7 @@ void RouteScheduler::RecordLaunch(int64_t generation, int samples, int64_t now_n
   window_engine_samples_ = 0;
   if (BatchTrace::Enabled())
     std::fprintf(stderr, "sluice trace: route window: share %.4f, %.0f img/s over %.2f s, engines busy %.0f%% (%s)\n",
-                 share_, rate, seconds, busy * 100, phase_ == Phase::kHold ? "hold" : "probe");
+                 share_, rate, seconds, busy * 100, PhaseName(phase_));
   WindowDone(rate, busy, engine_cost);
 }
 
@@ -209,12 +221,26 @@ void RouteScheduler::WindowDone(double rate, double busy, double engine_cost) {
       rate = (rate + first_probe_rate_) / 2;
       first_probe_rate_ = 0;
       if (rate <= base_rate_ * (1 + kMargin)) return NextProbe();
-      direction_ = share_ > base_share_ ? 1 : -1;
-      base_share_ = share_;
-      base_rate_ = rate;
+      // Faster than the held share's windows before it; on a machine whose rates rise (warming
+      // up) any later window is. So one window back at the held share decides.
+      probe_share_ = share_;
+      probe_rate_ = rate;
+      phase_ = Phase::kCheck;
+      SetShare(base_share_);
+      return;
+    case Phase::kCheck: {
+      const double around = (base_rate_ + rate) / 2;  // the held share before and after the probe
+      if (probe_rate_ <= around * (1 + kMargin)) {
+        base_rate_ = around;
+        return NextProbe();
+      }
+      direction_ = probe_share_ > base_share_ ? 1 : -1;
+      base_share_ = probe_share_;
+      base_rate_ = probe_rate_;
       hold_windows_ = kHoldWindows;
       StartCycle(true);
       return;
+    }
   }
 }
 

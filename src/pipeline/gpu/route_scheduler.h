@@ -17,7 +17,9 @@
 // which add engine work, only when the engines were busy less than kBusyForDown in the hold, or
 // took longer per image than alone, or a step down last gained; a share of 0 is tried once
 // to measure them alone, when nothing else allows it); a probe that
-// delivers more images per second in a window and again on average over a second one is taken
+// delivers more images per second in a window and again on average over a second one, then more
+// than the mean of the held share's windows before it and of one window back at the held share
+// after it (on a machine warming up, any later window reads faster), is taken
 // (and the climb goes on that way), otherwise the held share stays for a hold that doubles each
 // time nothing gains. A window counts only batches planned at its share (the generation in
 // Split), after the first kSettleLaunches of the share (the batches in flight when it changed
@@ -104,7 +106,8 @@ class RouteScheduler {
   double balanced_share() const;
 
  private:
-  enum class Phase { kHold, kProbe };
+  enum class Phase { kHold, kProbe, kCheck };  // kCheck: back at the held share after a probe gained
+  static const char* PhaseName(Phase p);
   void SetShare(double share);                   // starts a new generation
   void RestartWindow();                          // the window starts over, after settling launches
   void WindowDone(double rate, double busy, double engine_cost);
@@ -132,6 +135,7 @@ class RouteScheduler {
   double last_hold_cost_ = 0, base_engine_cost_ = 0;  // and their time per image
   double alone_cost_ = 0;                  // their time per image at a share of 0; 0: not yet
   double first_probe_rate_ = 0;            // a probe's first window, when it gained; 0: none
+  double probe_share_ = 0, probe_rate_ = 0;  // a probe that gained over two windows, in kCheck
   int direction_ = 1;                      // the step to try first: +1 up, -1 down
   double candidates_[4] = {};              // the shares the cycle in progress tries, in order
   int num_candidates_ = 0, next_candidate_ = 0;
