@@ -15,7 +15,9 @@ source (files: DATA as an image folder, the default; shards: DATA packed once by
 into DATA.shards, read through sluice.WebDataset), env.NAME=VALUE (environment of that run), beside=N (a CPU-only sluice loader of N threads runs
 in another process meanwhile, on the same files: does CPU work that is not the GPU loader's own
 slow the engines?), sched (spin|yield|blocking: how the CUDA context's host threads wait,
-set before the context exists), affinity=split (the loader's threads that feed the engines, its
+set before the context exists), uploads=MB/s (a thread of the measured process copies 600-KiB chunks
+from page-locked memory to the GPU at that rate meanwhile: do the CPU side's uploads slow the
+engines?), affinity=split (the loader's threads that feed the engines, its
 I/O threads and the main thread on the first 3 physical cores, both hyperthreads; its decode
 threads on the others).
 
@@ -52,6 +54,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -147,6 +150,42 @@ def split_affinity(feed_cores: int = 3) -> str:
     return f"feed {feed}, decode {rest}"
 
 
+class Uploads(threading.Thread):
+    """An `uploads=MB/s` configuration's load: a thread of the measured process copies chunks of
+    600 KiB (a decoded 0.2-MP image) from page-locked host memory to the GPU at that rate, on a
+    stream of its own, as the CPU side's uploads do beside the engines."""
+
+    CHUNK = 600 << 10
+
+    def __init__(self, mb_per_s: float):
+        super().__init__(daemon=True)
+        import torch
+        self.torch, self.per_chunk, self.chunks = torch, self.CHUNK / (mb_per_s * 1e6), 0
+        self.host = torch.empty(8 * self.CHUNK, dtype=torch.uint8).pin_memory()
+        self.dev = torch.empty(8 * self.CHUNK, dtype=torch.uint8, device="cuda")
+        self.stream, self.stop = torch.cuda.Stream(), threading.Event()
+        self.t0 = time.perf_counter()
+        self.start()
+
+    def run(self) -> None:
+        due = time.perf_counter()
+        with self.torch.cuda.stream(self.stream):
+            while not self.stop.is_set():
+                k = self.chunks % 8 * self.CHUNK
+                self.dev[k:k + self.CHUNK].copy_(self.host[k:k + self.CHUNK], non_blocking=True)
+                self.chunks += 1
+                if self.chunks % 8 == 0:
+                    self.stream.synchronize()  # the buffers are reused
+                due += self.per_chunk
+                time.sleep(max(0.0, due - time.perf_counter()))
+
+    def finish(self) -> float:
+        """Stops; the rate reached, MB/s."""
+        self.stop.set()
+        self.join()
+        return self.chunks * self.CHUNK / (time.perf_counter() - self.t0) / 1e6
+
+
 def child(data: str, config: dict, seconds: float) -> None:
     if "sched" in config:
         set_sched(config["sched"])
@@ -196,6 +235,7 @@ def child(data: str, config: dict, seconds: float) -> None:
     if config.get("affinity") == "split":  # the loader's threads exist once a batch came
         placed = split_affinity()
     torch.cuda.synchronize()
+    uploads = Uploads(float(config["uploads"])) if "uploads" in config else None
     loader.reset_stats()
     g0 = thread_groups()
     j0, t0, n = cpu_jiffies(), time.perf_counter(), 0
@@ -210,7 +250,8 @@ def child(data: str, config: dict, seconds: float) -> None:
     groups = {k: round((v - g0.get(k, 0.0)) / dt, 2) for k, v in sorted(g1.items())}
     st = loader.stats()
     poller.stop()
-    print(json.dumps({"images_per_s": n / dt, "cores": cores, "routes": st.get("route_samples"),
+    uploaded = uploads.finish() if uploads else None
+    print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores, "routes": st.get("route_samples"),
                       "gpu_peak_mib": st.get("gpu_memory_peak", 0) / 2**20,
                       "process_mib": (poller.peak or 0) / 2**20,
                       "threads": st.get("num_threads"), "io": st.get("io_threads"), "groups": groups,
@@ -363,6 +404,8 @@ def main() -> int:
               f"thread groups (cores) {result['groups']}", flush=True)
         if result.get("placed"):
             print(f"    placed: {result['placed']}", flush=True)
+        if result.get("uploads_mb_per_s") is not None:
+            print(f"    uploads beside it: {result['uploads_mb_per_s']:,.0f} MB/s", flush=True)
         for line in trace:
             print("   ", line, flush=True)
         if windows:
