@@ -12,14 +12,14 @@ pipeline (rrc: RandomResizedCrop 224 + flip + normalize; resize: Resize 224 + Ce
 a decode of the whole image; voc: bench/scaling_bench.py's Resize((640, 640)) + normalize;
 seed: bench/augment_bench.py's seed list, float32),
 source (files: DATA as an image folder, the default; shards: DATA packed once by `sluice pack`
-into DATA.shards, read through sluice.WebDataset), env.NAME=VALUE (environment of that run), beside=N (a CPU-only sluice loader of N threads runs
-in another process meanwhile, on the same files: does CPU work that is not the GPU loader's own
-slow the engines?), sched (spin|yield|blocking: how the CUDA context's host threads wait,
-set before the context exists), uploads=MB/s (a thread of the measured process copies 600-KiB chunks
-from page-locked memory to the GPU at that rate meanwhile: do the CPU side's uploads slow the
-engines?), affinity=split (the loader's threads that feed the engines, its
-I/O threads and the main thread on the first 3 physical cores, both hyperthreads; its decode
-threads on the others).
+into DATA.shards, read through sluice.WebDataset), env.NAME=VALUE (environment of that run),
+beside=N (a CPU-only sluice loader of N threads runs in another process meanwhile, on the same
+files: does CPU work that is not the GPU loader's own slow the engines?), sched
+(spin|yield|blocking: how the CUDA context's host threads wait, set before the context exists),
+uploads=MB/s (a thread of the measured process copies 600-KiB chunks from page-locked memory to
+the GPU at that rate meanwhile: do the CPU side's uploads slow the engines?), affinity=split (the
+loader's threads that feed the engines, its I/O threads and the main thread on the first 3
+physical cores, both hyperthreads; its decode threads on the others).
 
 The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_ENGINE_IMAGES (images
 per engine in one engine call; 32), SLUICE_ENGINE_STATES (call sizes to initialize nvJPEG states
@@ -34,12 +34,13 @@ decoder's; 1, this decoder's; 0, none), SLUICE_ENGINE_GATHER
 SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
 (the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). The trace
 lines of auto's windows are counted into a summary per row: share -> windows, mean img/s (engines
-busy). Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
-sluice-io, the rest) in cores.
+busy), and listed in order with their phases (hold, probe, check). Each row also gives the CPU
+time of each group of threads (by name: sluice-nvjpeg, sluice-cpu, sluice-io, the rest) in cores.
 
-    python bench/gpu_probe.py DATA --engine-widths 16,32,37,64
+    python bench/gpu_probe.py DATA --engine-widths 16,32,37,64 [--config ...]
 
-measures the engines' bare loop (whole images) at those images per engine instead.
+measures the engines' bare loop (whole images) at those images per engine, then runs the
+configurations given, if any.
 
 A configuration that does not finish within --timeout seconds is killed; with SLUICE_PROBE_GDB
 set to a gdb command line (scripts/device_run.sh probe sets it), every thread's stack is
@@ -77,6 +78,21 @@ def window_summary(lines: list[str]) -> str:
             by_share.setdefault(m.group(1), []).append((float(m.group(2)), float(m.group(3))))
     return "; ".join(f"{k}: {len(v)} x {sum(r for r, _ in v) / len(v):,.0f} ({sum(b for _, b in v) / len(v):.0f}%)"
                      for k, v in by_share.items())
+
+
+def window_sequence(lines: list[str]) -> str:
+    """The same lines in the order printed, consecutive windows of one share and phase (hold,
+    probe, check) merged: '0.1875 hold x8, 0.2500 probe x1, 0.1875 hold x4'."""
+    runs: list[list] = []
+    for ln in lines:
+        m = re.search(r"share ([0-9.]+), .*\((\w+)\)\s*$", ln)
+        if not m:
+            continue
+        if runs and runs[-1][0] == m.groups():
+            runs[-1][1] += 1
+        else:
+            runs.append([m.groups(), 1])
+    return ", ".join(f"{share} {phase} x{n}" for (share, phase), n in runs)
 
 
 def parse(config: str) -> dict:
@@ -345,11 +361,12 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=40.0)
     ap.add_argument("--_child", help=argparse.SUPPRESS)
     ap.add_argument("--_beside", type=int, help=argparse.SUPPRESS)
-    ap.add_argument("--engine-widths", help="images per engine, comma-separated: the bare loop only")
+    ap.add_argument("--engine-widths", help="images per engine, comma-separated: the bare loop first")
     args = ap.parse_args()
     if args.engine_widths:
         engine_widths(args.data, args.engine_widths, args.seconds)
-        return 0
+        if not args.config:
+            return 0
     if args._child is not None:
         child(args.data, parse(args._child), args.seconds)
         return 0
@@ -411,6 +428,7 @@ def main() -> int:
         if windows:
             print(f"    route windows (share: count x mean img/s, in order of first use): {window_summary(windows)}",
                   flush=True)
+            print(f"    route windows in order (share, phase x count): {window_sequence(windows)}", flush=True)
     print("\n| config | img/s | cores | engines busy | nvjpeg / cpu / io threads (cores) | process MiB |\n"
           "|---|---:|---:|---:|---|---:|")
     for config, r in rows:

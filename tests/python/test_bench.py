@@ -157,3 +157,16 @@ def test_tune_bench_confirms_the_best_swept_setting_in_fresh_pairs(monkeypatch, 
     assert c["median"] == pytest.approx(0.95)
     assert "confirm: tuned / 16 threads, prefetch 4, run again in 3 rounds of the pair: mean 0.947x" in capsys.readouterr().out
     assert tune_bench.confirm_best("d", "none", rows, table, type("Args", (), {"confirm": 0})()) is None
+
+
+def test_the_probe_lists_autos_windows_in_order_with_their_phases(monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    from gpu_probe import window_sequence, window_summary
+
+    line = "sluice trace: route window: share {}, {} img/s over 0.26 s, engines busy 99% ({})"
+    lines = ([line.format("0.1875", 20000, "hold")] * 3 + [line.format("0.2500", 21000, "probe")] * 2
+             + [line.format("0.1875", 19000, "check"), "sluice trace: 16 batches",
+                line.format("0.2500", 22000, "probe"), line.format("0.2500", 22000, "hold")])
+    assert window_sequence(lines) == ("0.1875 hold x3, 0.2500 probe x2, 0.1875 check x1, "
+                                      "0.2500 probe x1, 0.2500 hold x1")
+    assert window_summary(lines) == "0.1875: 4 x 19,750 (99%); 0.2500: 4 x 21,500 (99%)"
