@@ -267,7 +267,8 @@ def child(data: str, config: dict, seconds: float) -> None:
     st = loader.stats()
     poller.stop()
     uploaded = uploads.finish() if uploads else None
-    print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores, "routes": st.get("route_samples"),
+    print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores,
+                      "routes": st.get("route_samples"),
                       "gpu_peak_mib": st.get("gpu_memory_peak", 0) / 2**20,
                       "process_mib": (poller.peak or 0) / 2**20,
                       "threads": st.get("num_threads"), "io": st.get("io_threads"), "groups": groups,
