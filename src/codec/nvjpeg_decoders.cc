@@ -113,7 +113,7 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
     if (s.size == n) pick = &s;
   if (pick == nullptr) {  // the smallest initialized state this call can fill up with pads
     for (SizedState& s : states_)
-      if (!s.stale && s.size > n && (full || s.size - n <= std::max(n, kMaxPads)) &&
+      if (!s.stale && s.size > n && (full || s.size - n <= kMaxPads) &&
           (pick == nullptr || s.size < pick->size))
         pick = &s;
   }
