@@ -31,8 +31,9 @@ is consumed by a tiny reduction on the GPU (no per-batch sync). Cores busy: mach
 /proc/stat jiffies over the timed interval. GPU memory: the allocator's peak (sluice's pool or
 torch's reserved bytes) and the process's peak as NVML reports it (pynvml, else nvidia-smi).
 sluice rows: loader.stats() counts from the end of the warm-up (memory peaks from the start), and
-route_rates gives each decode route's images/s over the timed interval, engine_busy_share the
-share of that interval in which the JPEG engines were decoding for the loader.
+route_rates gives each decode route's images/s over the timed interval, route_mpix_rates its
+megapixels/s (the samples' whole files: what the engines decode), engine_busy_share the share of
+that interval in which the JPEG engines were decoding for the loader.
 
     python bench/gpu_bench.py DATA_A [DATA_B ...] [--seconds 8] [--rows sluice,DataLoader]
                               [--json out.json] [--timeout 150] [--dry-run]
@@ -277,7 +278,7 @@ def engine_loop_row(data: str, seconds: float) -> dict:
     r = _core._engine_rate(files, seconds, 0)
     busy = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / r["seconds"]
     return {"images": r["images"], "seconds": r["seconds"], "images_per_s": r["images"] / r["seconds"],
-            "cores_busy": busy, "engine_loop": r}
+            "mpix_per_s": r["pixels"] / 1e6 / r["seconds"], "cores_busy": busy, "engine_loop": r}
 
 
 def measured(make):
@@ -289,6 +290,8 @@ def measured(make):
         stats = result.get("sluice_stats", {})
         if stats.get("route_samples"):
             result["route_rates"] = {r: n / result["seconds"] for r, n in stats["route_samples"].items()}
+        if stats.get("route_pixels"):  # the engines decode whole files: their work in pixels
+            result["route_mpix_rates"] = {r: n / 1e6 / result["seconds"] for r, n in stats["route_pixels"].items()}
         if stats.get("wall_seconds"):  # counted, like route_samples, from the end of the warm-up
             result["engine_busy_share"] = stats.get("engine_busy_seconds", 0) / stats["wall_seconds"]
         return result
@@ -452,6 +455,16 @@ def ratio_line(data: str, rows: list) -> str:
     busy = {r["row"]: r["engine_busy_share"] for r in rows if r.get("engine_busy_share")}
     if busy:
         line += "\n  engines busy: " + ", ".join(f"{n} {v:.0%}" for n, v in busy.items())
+    # Per pixel, since the engines decode whole files and auto leaves them the larger ones.
+    engine_mpix = {r["row"]: r["route_mpix_rates"]["hardware"] for r in rows
+                   if r.get("route_mpix_rates", {}).get("hardware")}
+    loop_mpix = next((r["mpix_per_s"] for r in rows if r["row"] == ENGINE_ROW and "mpix_per_s" in r), None)
+    if engine_mpix:
+        line += "\n  the engines' megapixels/s: " + ", ".join(
+            f"{n} {v:,.0f}" + (f" ({v / loop_mpix:.2f} of the bare loop)" if loop_mpix else "")
+            for n, v in engine_mpix.items())
+        if loop_mpix:
+            line += f", bare loop {loop_mpix:,.0f}"
     return line
 
 

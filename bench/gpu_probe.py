@@ -1,7 +1,7 @@
 """Tuning probe for sluice's GPU path: runs loader configurations one after another, each in its
-own process with SLUICE_TRACE=1, and prints images/s, cores busy, the routes taken and the batch
-trace (mean time between stages, engine busy share). Not a benchmark against peers: that is
-bench/gpu_bench.py.
+own process with SLUICE_TRACE=1, and prints images/s, cores busy, the routes taken, the engines'
+megapixels/s (whole files) and the batch trace (mean time between stages, engine busy share). Not
+a benchmark against peers: that is bench/gpu_bench.py.
 
     python bench/gpu_probe.py DATA --seconds 5 \
         --config route=hardware --config route=auto,threads=10,prefetch=4 \
@@ -269,6 +269,7 @@ def child(data: str, config: dict, seconds: float) -> None:
     uploaded = uploads.finish() if uploads else None
     print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores,
                       "routes": st.get("route_samples"),
+                      "engine_mpix_per_s": st.get("route_pixels", {}).get("hardware", 0) / 1e6 / dt,
                       "gpu_peak_mib": st.get("gpu_memory_peak", 0) / 2**20,
                       "process_mib": (poller.peak or 0) / 2**20,
                       "threads": st.get("num_threads"), "io": st.get("io_threads"), "groups": groups,
@@ -419,6 +420,7 @@ def main() -> int:
               f"routes {result['routes']}, pool peak {result['gpu_peak_mib']:.0f} MiB, "
               f"process {result['process_mib']:.0f} MiB, "
               f"threads {result['threads']}+{result['io']} io, engines busy {result['engine_busy']:.0%}, "
+              f"engines {result.get('engine_mpix_per_s', 0):,.0f} MP/s, "
               f"thread groups (cores) {result['groups']}", flush=True)
         if result.get("placed"):
             print(f"    placed: {result['placed']}", flush=True)

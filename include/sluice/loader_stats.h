@@ -57,6 +57,8 @@ struct LoaderStats {
   int64_t pinned_memory_peak = 0;
   int64_t pinned_memory_held = 0;
   int64_t route_samples[kNumRoutes] = {0, 0, 0};  // samples handed out, by decode route (kRoutes order)
+  int64_t route_pixels[kNumRoutes] = {0, 0, 0};   // their files' pixels (width x height): the engines
+                                                  // decode whole files, so their work follows these
   int64_t engine_state_inits = 0;   // nvJPEG engine states initialized (per call size; since creation)
   int64_t engine_calls = 0;         // nvJPEG calls on the engines (since creation)
   int gpu_local_cpus = 0;           // the CPUs near the GPU the loader's threads are kept on; 0: not kept

@@ -40,6 +40,7 @@ nb::dict InfoToDict(const ImageInfo& info) {
 nb::dict EngineRateToDict(const EngineRate& rate) {
   nb::dict d;
   d["images"] = rate.images;
+  d["pixels"] = rate.pixels;
   d["seconds"] = rate.seconds;
   d["files"] = rate.files;
   d["engines"] = rate.engines;

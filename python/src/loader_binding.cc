@@ -47,6 +47,9 @@ void AddGpuStats(nb::dict& d, const LoaderStats& s) {
   nb::dict routes;
   for (int r = 0; r < kNumRoutes; ++r) routes[DecodeRouteName(kRoutes[r])] = s.route_samples[r];
   d["route_samples"] = routes;
+  nb::dict pixels;
+  for (int r = 0; r < kNumRoutes; ++r) pixels[DecodeRouteName(kRoutes[r])] = s.route_pixels[r];
+  d["route_pixels"] = pixels;
   d["engine_busy_seconds"] = s.engine_busy_s;
   d["engine_state_inits"] = s.engine_state_inits;
   d["engine_calls"] = s.engine_calls;

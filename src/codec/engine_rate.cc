@@ -39,18 +39,20 @@ std::vector<EngineFile> EngineFiles(std::span<const std::vector<uint8_t>> files,
 }
 
 // One call of `jobs->size()` whole images, the next ones of `files` from `*next` on (in turn),
-// into `out` (one slot of `slot` bytes per image); waits for it.
-Status DecodeCall(NvjpegHardwareDecoder& hw, const std::vector<EngineFile>& files, size_t* next, uint8_t* out,
-                  size_t slot, cudaStream_t stream, std::vector<NvjpegJob>* jobs) {
+// into `out` (one slot of `slot` bytes per image); waits for it. Returns their pixels.
+Result<int64_t> DecodeCall(NvjpegHardwareDecoder& hw, const std::vector<EngineFile>& files, size_t* next, uint8_t* out,
+                           size_t slot, cudaStream_t stream, std::vector<NvjpegJob>* jobs) {
+  int64_t pixels = 0;
   for (size_t k = 0; k < jobs->size(); ++k) {
     const EngineFile& f = files[*next];
     *next = (*next + 1) % files.size();
     (*jobs)[k] = NvjpegJob{f.data, f.size, Rect{0, 0, f.width, f.height}, out + k * slot,
                            static_cast<size_t>(f.width) * 3};
+    pixels += int64_t{f.width} * f.height;
   }
   SLUICE_RETURN_IF_ERROR(hw.Decode(*jobs, stream));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  return Status::OK();
+  return pixels;
 }
 
 // The files' bytes moved into one block from `alloc` (the loader's: gpu/pinned.h), where it
@@ -105,12 +107,14 @@ Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files
   const auto call = [&] {
     return DecodeCall(*hw, usable, &next, static_cast<uint8_t*>(out), slot, stream.get(), &jobs);
   };
-  if (st.ok()) st = call();  // untimed: nvJPEG initializes the state for this call size
+  if (st.ok()) st = call().status();  // untimed: nvJPEG initializes the state for this call size
   const auto t0 = std::chrono::steady_clock::now();
   while (st.ok()) {
-    st = call();
+    Result<int64_t> pixels = call();
+    st = pixels.status();
     if (!st.ok()) break;
     rate.images += rate.call_width;
+    rate.pixels += *pixels;
     rate.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rate.seconds >= seconds) break;
   }

@@ -5,7 +5,7 @@
 //
 //   std::vector<std::vector<uint8_t>> files = ...;  // encoded JPEGs
 //   Result<EngineRate> r = MeasureEngineRate(files, /*seconds=*/5.0, /*device=*/0);
-//   double images_per_s = r->images / r->seconds;
+//   double images_per_s = r->images / r->seconds;  // r->pixels / r->seconds: pixels/s
 //
 // Thread-safety: reentrant; calls take turns with every other engine call in the process (the
 // decoder's lock).
@@ -22,6 +22,7 @@ namespace sluice {
 
 struct EngineRate {
   int64_t images = 0;    // decoded in the timed loop
+  int64_t pixels = 0;    // theirs (width x height)
   double seconds = 0;    // of the timed loop
   int64_t files = 0;     // of the input, the ones the engines take (the others are left out)
   int engines = 0;       // the GPU's JPEG engines

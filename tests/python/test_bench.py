@@ -85,6 +85,7 @@ def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch)
                 taken.append(1)
                 yield torch.zeros(4, 3, 2, 2), torch.zeros(4)
         stats = {"sluice_stats": {"route_samples": {"hardware": 300, "hybrid": 0, "cpu": 100},
+                                  "route_pixels": {"hardware": 75_000_000, "hybrid": 0, "cpu": 15_000_000},
                                   "engine_busy_seconds": 0.75, "wall_seconds": 1.0}}
         return batches(), lambda: stats, lambda: warmed_after.append(len(taken))
 
@@ -94,8 +95,15 @@ def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch)
     assert r["route_rates"] == {"hardware": pytest.approx(300 / r["seconds"]), "hybrid": 0.0,
                                 "cpu": pytest.approx(100 / r["seconds"])}
     assert r["engine_busy_share"] == pytest.approx(0.75)
+    assert r["route_mpix_rates"]["hardware"] == pytest.approx(75 / r["seconds"])
+    assert r["route_mpix_rates"]["cpu"] == pytest.approx(15 / r["seconds"])
     line = gpu_bench.ratio_line("d", [{"row": "sluice GPU auto", **r}])
     assert "engines busy: sluice GPU auto 75%" in line, line
+    assert f"the engines' megapixels/s: sluice GPU auto {75 / r['seconds']:,.0f}" in line, line
+    # Beside the bare loop: the share of its megapixels/s.
+    loop = {"row": gpu_bench.ENGINE_ROW, "images_per_s": 1000.0, "mpix_per_s": 150 / r["seconds"]}
+    line = gpu_bench.ratio_line("d", [{"row": "sluice GPU auto", **r}, loop])
+    assert "(0.50 of the bare loop)" in line and f"bare loop {150 / r['seconds']:,.0f}" in line, line
 
 
 def test_tune_bench_pairs_runs_by_round_and_takes_medians(monkeypatch):

@@ -102,6 +102,7 @@ def test_engine_rate_measures_the_engines_on_the_files_they_take():
     assert r["files"] == 5
     assert r["engines"] >= 1 and r["call_width"] % r["engines"] == 0
     assert r["images"] >= r["call_width"] and r["images"] % r["call_width"] == 0
+    assert r["pixels"] == r["images"] * 160 * 120  # whole images, all of one size
     assert r["seconds"] >= 0.3
     with pytest.raises(ValueError, match="none of the 2 files"):
         sluice._core._engine_rate([progressive, png], 0.1)
@@ -208,6 +209,11 @@ def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
     routes = loader.stats()["route_samples"]
     assert set(routes) == {"hardware", "hybrid", "cpu"}
     assert sum(routes.values()) == n, routes
+    # The files' pixels by route: each sample's whole image, counted once.
+    pixels = loader.stats()["route_pixels"]
+    assert set(pixels) == set(routes)
+    assert sum(pixels.values()) == sum(w.shape[0] * w.shape[1] for w in want_images), pixels
+    assert all((pixels[r] > 0) == (routes[r] > 0) for r in routes), (pixels, routes)
     n_baseline = sum(is_baseline_jpeg(p) for p, _ in loader.samples)
     assert n_baseline == 5
     if route == "hardware":
@@ -217,6 +223,7 @@ def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
         assert routes["hardware"] == 0 and routes["hybrid"] > 0, routes
     elif route == "cpu":
         assert routes == {"hardware": 0, "hybrid": 0, "cpu": n}, routes
+        assert pixels["cpu"] == sum(pixels.values()), pixels
     # The engines' busy time: only calls that used them, never more than the loader's lifetime.
     st = loader.stats()
     if route in ("hardware", "auto") and routes["hardware"] > 0:

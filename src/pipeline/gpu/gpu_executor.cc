@@ -103,6 +103,7 @@ class GpuExecutor : public BatchWork {
   GpuFinish gpu_finish_;
   BatchTrace trace_;
   std::atomic<int64_t> route_samples_[kNumRoutes] = {};
+  std::atomic<int64_t> route_pixels_[kNumRoutes] = {};  // of the samples' files
   std::atomic<int64_t> engine_busy_base_ns_{0};  // engine_busy_ns() at the last ResetStats
 
   std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
@@ -379,8 +380,12 @@ void GpuExecutor::Launch(const BatchPtr& b) {
 void GpuExecutor::Assemble(RingBatch& batch, const std::vector<int>& kept, Batch* out) {
   auto& b = static_cast<GpuBatch&>(batch);
   cudaSetDevice(options_.device.index);
-  for (int i : kept)  // counted as handed out: batches read ahead into the next epoch are not yet
-    route_samples_[RouteIndex(b.gpu[static_cast<size_t>(i)].route)].fetch_add(1, std::memory_order_relaxed);
+  for (int i : kept) {  // counted as handed out: batches read ahead into the next epoch are not yet
+    const GpuSample& s = b.gpu[static_cast<size_t>(i)];
+    const int r = RouteIndex(s.route);
+    route_samples_[r].fetch_add(1, std::memory_order_relaxed);
+    route_pixels_[r].fetch_add(int64_t{s.info.width} * s.info.height, std::memory_order_relaxed);
+  }
   HandOverOutput(b, kept, plan_, options_, out);
 }
 
@@ -411,7 +416,10 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->pinned_memory_peak += decoders_->pinned_peak();
   s->pinned_memory_held += decoders_->pinned_held();
   FillPoolStats(pool_->usage(), s);
-  for (int r = 0; r < kNumRoutes; ++r) s->route_samples[r] = route_samples_[r].load();
+  for (int r = 0; r < kNumRoutes; ++r) {
+    s->route_samples[r] = route_samples_[r].load();
+    s->route_pixels[r] = route_pixels_[r].load();
+  }
   s->engine_state_inits = decoders_->engine_state_inits();
   s->engine_calls = decoders_->engine_calls();
   s->gpu_local_cpus = pinned_cpus_;
@@ -420,6 +428,7 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
 
 void GpuExecutor::ResetStats() {
   for (auto& r : route_samples_) r.store(0);
+  for (auto& r : route_pixels_) r.store(0);
   engine_busy_base_ns_.store(decoders_->engine_busy_ns());
 }
 

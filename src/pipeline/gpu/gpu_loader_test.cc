@@ -149,14 +149,18 @@ TEST_F(GpuLoaderTest, EveryRouteMatchesTheCpuPipeline) {
     // beyond ~40 levels (0.7); a wrong crop window gives means of 0.3 and more.
     EXPECT_LE(sum / static_cast<double>(n), route == DecodeRoute::kCpu ? 1e-6 : 0.05) << DecodeRouteName(route);
     EXPECT_LE(worst, route == DecodeRoute::kCpu ? 1e-6 : 0.7) << DecodeRouteName(route);
-    int64_t routed = 0;
+    int64_t routed = 0, pixels = 0, want_pixels = 0;
     for (int64_t c : stats.route_samples) routed += c;
+    for (int64_t p : stats.route_pixels) pixels += p;
+    for (int i = 0; i < 24; ++i) want_pixels += int64_t{160 + 11 * i} * (120 + 7 * (i % 9));  // the files' sizes
     EXPECT_EQ(routed, 24) << DecodeRouteName(route);
+    EXPECT_EQ(pixels, want_pixels) << DecodeRouteName(route);
     if (route == DecodeRoute::kHybrid) {
       EXPECT_EQ(stats.route_samples[1], 23);  // all but the rotated file
     }
     if (route == DecodeRoute::kCpu) {
       EXPECT_EQ(stats.route_samples[2], 24);
+      EXPECT_EQ(stats.route_pixels[2], want_pixels);
     }
     EXPECT_GT(stats.gpu_memory_peak, 0);
   }
