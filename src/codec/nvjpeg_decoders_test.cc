@@ -181,7 +181,7 @@ TEST_F(NvjpegTest, HardwareShortCallsArePaddedIntoAnInitializedState) {
 }
 
 // Pads are whole files the engines decode: a call more than kMaxPads below every state gets a
-// state of its own (a call of 128 in a state of 208 did 1.3x the work of one in a state of 128).
+// state of its own (a call of 128 in a state of 208 would do about 1.3x the work).
 TEST_F(NvjpegTest, HardwareCallsFarBelowAStateGetAStateOfTheirOwn) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
   constexpr int kPads = NvjpegHardwareDecoder::kMaxPads;
