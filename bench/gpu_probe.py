@@ -31,6 +31,9 @@ off), SLUICE_ENGINE_MAX_SIDE (the largest image side the engines take; 1024), SL
 SLUICE_ENGINE_WAIT (the host waits for the last engine call before the next: 2, the default, any
 decoder's; 1, this decoder's; 0, none), SLUICE_ENGINE_GATHER
 (engine calls may take the samples of several queued batches, up to this many; 0: off),
+SLUICE_ENGINE_PAD (what fills an engine call up to its nvJPEG state's size: 0, the default, a
+corner of the call's smallest file, whose whole bitstream the engines decode; 1, a 16 x 16 JPEG;
+2, a 16 x 16 JPEG, every call padded up to the full width: one nvJPEG state per engine thread),
 SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
 (the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). The trace
 lines of auto's windows are counted into a summary per row: share -> windows, mean img/s (engines
@@ -299,10 +302,11 @@ def engine_widths(data: str, widths: str, seconds: float) -> None:
         for n in sorted(names):
             with open(os.path.join(root, n), "rb") as f:
                 files.append(f.read())
-    print("\n| images per engine | images per call | img/s |\n|---:|---:|---:|", flush=True)
+    print("\n| images per engine | images per call | img/s | MP/s (whole files) |\n|---:|---:|---:|---:|", flush=True)
     for w in (int(x) for x in widths.split(",")):
         r = _core._engine_rate(files, seconds, 0, w)
-        print(f"| {w} | {r['call_width']} | {r['images'] / r['seconds']:,.0f} |", flush=True)
+        print(f"| {w} | {r['call_width']} | {r['images'] / r['seconds']:,.0f} | {r['pixels'] / 1e6 / r['seconds']:,.0f} |",
+              flush=True)
 
 
 def beside(data: str, threads: int) -> None:

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "codec/jpeg_cpu.h"
 #include "core/clock.h"
 #include "core/env_knob.h"
 #include "gpu/cuda_util.h"
@@ -44,11 +45,11 @@ bool HybridDecodable(const ImageInfo& info) {
 // ---------------------------------------------------------------------------- hardware
 
 Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(NvjpegContext* ctx, int images_per_engine,
-                                                                             int max_side) {
+                                                                             int max_side, EnginePads pads) {
   if (ctx->hardware_handle() == nullptr) return ctx->hardware_status();
   if (max_side < 1) return InvalidArgument("the engines' largest image side must be at least 1, not ", max_side);
   const NvjpegApi& api = ctx->api();
-  std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx, max_side));
+  std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx, max_side, pads));
   d->width_ = ctx->hardware_engines() * images_per_engine;
   d->states_.reserve(kMaxStates);
   d->params_.resize(static_cast<size_t>(d->width_));
@@ -56,7 +57,21 @@ Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(Nvj
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsCreate(ctx->hardware_handle(), &p));
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsSetOutputFormat(p, NVJPEG_OUTPUT_RGBI));
   }
+  if (pads != EnginePads::kSmallestFile) SLUICE_RETURN_IF_ERROR(d->MakeTinyPad());
   return d;
+}
+
+Status NvjpegHardwareDecoder::MakeTinyPad() {
+  const std::vector<uint8_t> grey(kPadBytes, 128);
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> jpg,
+                          EncodeJpeg(ImageView{grey.data(), kPadSide, kPadSide, 3, kPadSide * 3}, 75, "420",
+                                     /*progressive=*/false));
+  void* p = nullptr;
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&p, jpg.size(), cudaHostAllocPortable));
+  std::memcpy(p, jpg.data(), jpg.size());
+  tiny_pad_ = static_cast<uint8_t*>(p);
+  tiny_pad_size_ = jpg.size();
+  return Status::OK();
 }
 
 NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
@@ -70,6 +85,7 @@ NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
     nvjpegDevAllocatorV2_t* alloc = ctx_->device_allocator();
     alloc->dev_free(alloc->dev_ctx, pad_out_, static_cast<size_t>(width_) * kPadBytes, nullptr);
   }
+  if (tiny_pad_ != nullptr) cudaFreeHost(tiny_pad_);
   for (auto p : params_)
     if (p != nullptr) api.nvjpegDecodeParamsDestroy(p);
   for (SizedState& s : states_) api.nvjpegJpegStateDestroy(s.state);
@@ -107,6 +123,7 @@ Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
 }
 
 Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n) {
+  if (pads_ == EnginePads::kTinyJpegOneState) n = width_;  // the call is padded up to the full width
   const bool full = static_cast<int>(states_.size()) >= kMaxStates;
   SizedState* pick = nullptr;
   for (SizedState& s : states_)
@@ -171,7 +188,6 @@ Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, Siz
     // allocation is ready, as the executor does for the arena.
     SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   }
-  // Pads: a corner of the call's smallest file, into scratch memory nobody reads.
   const NvjpegJob* smallest = &jobs[0];
   for (const NvjpegJob& j : jobs)
     if (j.size < smallest->size) smallest = &j;
@@ -179,13 +195,7 @@ Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, Siz
   std::vector<size_t> lengths(static_cast<size_t>(m));
   std::vector<nvjpegImage_t> dest(static_cast<size_t>(m));
   for (int i = 0; i < m; ++i) {
-    NvjpegJob j = i < n ? jobs[static_cast<size_t>(i)] : *smallest;
-    if (i >= n) {
-      j.roi.w = std::min(j.roi.w, kPadSide);
-      j.roi.h = std::min(j.roi.h, kPadSide);
-      j.out = pad_out_ + static_cast<size_t>(i - n) * kPadBytes;
-      j.pitch = kPadSide * 3;
-    }
+    const NvjpegJob j = i < n ? jobs[static_cast<size_t>(i)] : Pad(*smallest, i - n);
     data[static_cast<size_t>(i)] = j.data;
     lengths[static_cast<size_t>(i)] = j.size;
     nvjpegImage_t& img = dest[static_cast<size_t>(i)];
@@ -204,6 +214,21 @@ Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, Siz
     return NvjpegStatus(s, "nvjpegDecodeBatchedEx");
   }
   return RecordCall(stream);
+}
+
+// Into scratch memory nobody reads: a corner of the smallest file, or the tiny JPEG.
+NvjpegJob NvjpegHardwareDecoder::Pad(const NvjpegJob& smallest, int k) const {
+  NvjpegJob j = smallest;
+  if (tiny_pad_ != nullptr) {
+    j.data = tiny_pad_;
+    j.size = tiny_pad_size_;
+    j.roi = Rect{0, 0, kPadSide, kPadSide};
+  }
+  j.roi.w = std::min(j.roi.w, kPadSide);
+  j.roi.h = std::min(j.roi.h, kPadSide);
+  j.out = pad_out_ + static_cast<size_t>(k) * kPadBytes;
+  j.pitch = kPadSide * 3;
+  return j;
 }
 
 // ---------------------------------------------------------------------------- hybrid

@@ -47,6 +47,15 @@ inline bool EnginesTake(const ImageInfo& info, int max_side) {
 // whose conversion matches PIL's).
 bool HybridDecodable(const ImageInfo& info);
 
+// What fills a call up to its state's size (NvjpegHardwareDecoder::Decode). The tiny ones are
+// an experiment (SLUICE_ENGINE_PAD), not yet measured on a GPU.
+enum class EnginePads {
+  kSmallestFile,      // a corner of the call's smallest file: the engines decode the whole file
+  kTinyJpeg,          // a 16 x 16 JPEG made once: about nothing to decode
+  kTinyJpegOneState,  // the same, and every call in one state of the decoder's full width
+                      // (one state's buffers, no state made when a call size changes)
+};
+
 class NvjpegHardwareDecoder {
  public:
   // REQUIRES: ctx.hardware_handle() != nullptr; `ctx` outlives the decoder; max_side >= 1.
@@ -59,7 +68,8 @@ class NvjpegHardwareDecoder {
   // 28 KiB 4:2:0), so the per-image kernels stay.
   // It takes images of up to `max_side` pixels a side (EnginesTake; see Decode for why).
   static Result<std::unique_ptr<NvjpegHardwareDecoder>> Create(NvjpegContext* ctx, int images_per_engine,
-                                                               int max_side);
+                                                               int max_side,
+                                                               EnginePads pads = EnginePads::kSmallestFile);
   ~NvjpegHardwareDecoder();
 
   // Images per nvjpegDecodeBatchedEx call: a multiple of the engine count.
@@ -86,10 +96,14 @@ class NvjpegHardwareDecoder {
   // (issue 21); the Python package sets CUDA_DEVICE_MAX_CONNECTIONS=32 (sluice/_cuda_queues.py).
   // Initializing a state also takes 0.1-0.2 s (measured on H200s: the last, short batch of an
   // epoch waited that long). So a call smaller than an initialized size within kMaxPads of it
-  // uses that state, filled up with pads: tiny regions of its smallest file, decoded into
-  // scratch memory. Callers keep the sizes few (RouteScheduler rounds the engines' share); once
-  // kMaxStates sizes exist, a call takes the smallest state that holds it, however many pads
-  // that needs, or is cut into calls of the largest.
+  // uses that state, filled up with pads (EnginePads) decoded into scratch memory: by default
+  // tiny regions of its smallest file, whose whole bitstream the engines still decode (a call of
+  // 192 in the state of 208 that `auto`'s start makes decodes 8% more files, the smallest; the
+  // shares it probes pay that, the shares held from the start do not); with kTinyJpeg, a
+  // 16 x 16 JPEG of a few hundred bytes; with kTinyJpegOneState every call goes into one state
+  // of batch_width(). Callers keep the sizes few (RouteScheduler rounds the engines' share);
+  // once kMaxStates sizes exist, a call takes the smallest state that holds it, however many
+  // pads that needs, or is cut into calls of the largest.
   // REQUIRES: every job's image is one the engines take (EnginesTake(info, max_side())).
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
 
@@ -103,8 +117,8 @@ class NvjpegHardwareDecoder {
 
   // Each state holds nvJPEG's buffers for its size.
   static constexpr int kMaxStates = 8;
-  // A call may be padded by up to kMaxPads images: pads are whole files the engines decode (a call
-  // of 128 in a state of 208 would do about 1.3x the work of one in a state of 128).
+  // A call may be padded by up to kMaxPads images: by default pads are whole files the engines
+  // decode (a call of 128 in a state of 208 would do about 1.3x the work of one in a state of 128).
   static constexpr int kMaxPads = 32;
   // States initialized so far (for tests: a padded call initializes none; stats). Any thread.
   int64_t state_initializations() const { return inits_.load(std::memory_order_relaxed); }
@@ -116,7 +130,8 @@ class NvjpegHardwareDecoder {
   int64_t calls() const { return calls_.load(std::memory_order_relaxed); }
 
  private:
-  NvjpegHardwareDecoder(NvjpegContext* ctx, int max_side) : ctx_(ctx), max_side_(max_side) {}
+  NvjpegHardwareDecoder(NvjpegContext* ctx, int max_side, EnginePads pads)
+      : ctx_(ctx), max_side_(max_side), pads_(pads) {}
   struct SizedState {
     nvjpegJpegState_t state = nullptr;
     int size = -1;           // batch size it is initialized for; -1: none yet
@@ -127,6 +142,9 @@ class NvjpegHardwareDecoder {
   Result<SizedState*> StateFor(int n);
   // One nvjpegDecodeBatchedEx call of `jobs` in `state`, filled up with pads to its size.
   Status DecodeOneCall(std::span<const NvjpegJob> jobs, SizedState* state, cudaStream_t stream);
+  // The k-th pad of a call whose smallest file is `smallest`, into pad_out_.
+  NvjpegJob Pad(const NvjpegJob& smallest, int k) const;
+  Status MakeTinyPad();  // tiny_pad_, in page-locked memory as the loader's files are
   Result<SizedState*> AddState();           // a new, uninitialized state
   Status Initialize(SizedState* s, int n);  // s for calls of n images
   Status WaitForEarlierCalls();             // see EngineWait(); under g_hardware_call
@@ -134,11 +152,14 @@ class NvjpegHardwareDecoder {
 
   NvjpegContext* ctx_;
   const int max_side_;
+  const EnginePads pads_;
   std::vector<SizedState> states_;
   std::atomic<int64_t> inits_{0};  // written under the turn; read by stats
   std::atomic<int64_t> busy_ns_{0};
   std::atomic<int64_t> calls_{0};
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
+  uint8_t* tiny_pad_ = nullptr;  // EnginePads::kTinyJpeg: the pads' file; nullptr: kSmallestFile
+  size_t tiny_pad_size_ = 0;
   cudaEvent_t last_call_ = nullptr;  // recorded after each call (see WaitForEarlierCalls)
   std::vector<nvjpegDecodeParams_t> params_;
   int width_ = 0;

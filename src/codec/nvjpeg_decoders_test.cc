@@ -197,6 +197,35 @@ TEST_F(NvjpegTest, HardwareCallsFarBelowAStateGetAStateOfTheirOwn) {
   EXPECT_EQ(d.state_initializations(), 2);
 }
 
+// EnginePads::kTinyJpeg: the pads are a 16 x 16 JPEG instead of the call's smallest file; the
+// engines take it beside files of every subsampling, and each image still gets its pixels.
+TEST_F(NvjpegTest, HardwareShortCallsArePaddedWithATinyJpeg) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), 32, kMaxSide, EnginePads::kTinyJpeg);
+  ASSERT_TRUE(hw.ok()) << hw.status().ToString();
+  NvjpegHardwareDecoder& d = **hw;
+  ASSERT_TRUE(d.Reserve(9).ok());
+  CheckRoute(/*hardware=*/true, false, &d, 7);  // 7 images + 2 pads
+  CheckRoute(/*hardware=*/true, false, &d, 1);  // 1 image + 8 pads
+  CheckRoute(/*hardware=*/true, false, &d, 9);  // none
+  EXPECT_EQ(d.state_initializations(), 1);
+  EXPECT_EQ(d.calls(), 3);
+}
+
+// EnginePads::kTinyJpegOneState: every call is padded up to the decoder's full width, in one
+// state, whatever its size.
+TEST_F(NvjpegTest, HardwareCallsOfEverySizeShareOneFullWidthState) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), 2, kMaxSide, EnginePads::kTinyJpegOneState);
+  ASSERT_TRUE(hw.ok()) << hw.status().ToString();
+  NvjpegHardwareDecoder& d = **hw;
+  ASSERT_GE(d.batch_width(), 2);
+  const int sizes[] = {1, d.batch_width(), d.batch_width() / 2 + 1, 2};
+  for (int n : sizes) CheckRoute(/*hardware=*/true, false, &d, n);
+  EXPECT_EQ(d.state_initializations(), 1);
+  EXPECT_EQ(d.calls(), 4);
+}
+
 TEST_F(NvjpegTest, HardwareStatesCanBeReservedAhead) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
   auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), 32, kMaxSide);
