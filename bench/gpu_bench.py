@@ -436,6 +436,29 @@ def table(rows: list) -> list:
     return out
 
 
+def window_summary(windows: list[dict]) -> str:
+    """stats()["route_windows"] by CPU share, in order of first use: windows x mean img/s (mean
+    engines busy), e.g. '0.1875: 23 x 21,673 (99%); 0.2500: 2 x 22,454 (100%)'."""
+    by_share: dict[float, list[dict]] = {}
+    for w in windows:
+        by_share.setdefault(w["cpu_share"], []).append(w)
+    return "; ".join(f"{share:.4f}: {len(v)} x {sum(w['images_per_s'] for w in v) / len(v):,.0f} "
+                     f"({sum(w['engine_busy'] for w in v) / len(v):.0%})" for share, v in by_share.items())
+
+
+def window_sequence(windows: list[dict]) -> str:
+    """The same windows in order, consecutive ones of one share and phase (hold, probe, check)
+    merged: '0.1875 hold x8, 0.2500 probe x1, 0.1875 hold x4'."""
+    runs: list[list] = []
+    for w in windows:
+        key = (w["cpu_share"], w["phase"])
+        if runs and runs[-1][0] == key:
+            runs[-1][1] += 1
+        else:
+            runs.append([key, 1])
+    return ", ".join(f"{share:.4f} {phase} x{n}" for (share, phase), n in runs)
+
+
 def ratio_line(data: str, rows: list) -> str:
     """sluice GPU auto against the best DALI row and the best torchvision row of this run."""
     rate = {r["row"]: r["images_per_s"] for r in rows if "images_per_s" in r}
@@ -465,6 +488,11 @@ def ratio_line(data: str, rows: list) -> str:
             for n, v in engine_mpix.items())
         if loop_mpix:
             line += f", bare loop {loop_mpix:,.0f}"
+    for r in rows:  # auto's windows (from its start, warm-up included) and the engine states made
+        st = r.get("sluice_stats") or {}
+        if st.get("route_windows"):
+            line += (f"\n  {r['row']}: {st.get('engine_state_inits', 0)} nvJPEG states made; windows (CPU share: "
+                     f"count x mean img/s, engines busy): {window_summary(st['route_windows'])}")
     return line
 
 

@@ -35,10 +35,11 @@ SLUICE_ENGINE_PAD (what fills an engine call up to its nvJPEG state's size: 0, t
 corner of the call's smallest file, whose whole bitstream the engines decode; 1, a 16 x 16 JPEG;
 2, a 16 x 16 JPEG, every call padded up to the full width: one nvJPEG state per engine thread),
 SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
-(the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). The trace
-lines of auto's windows are counted into a summary per row: share -> windows, mean img/s (engines
-busy), and listed in order with their phases (hold, probe, check). Each row also gives the CPU
-time of each group of threads (by name: sluice-nvjpeg, sluice-cpu, sluice-io, the rest) in cores.
+(the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). auto's
+windows (stats()["route_windows"]) are counted into a summary per row: share -> windows, mean
+img/s (engines busy), and listed in order with their phases (hold, probe, check).
+Each row also gives the CPU time of each group of threads (by name: sluice-nvjpeg, sluice-cpu,
+sluice-io, the rest) in cores.
 
     python bench/gpu_probe.py DATA --engine-widths 16,32,37,64 [--config ...]
 
@@ -54,12 +55,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+from gpu_bench import window_sequence, window_summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
@@ -69,33 +71,6 @@ def cpu_jiffies() -> int:
     with open("/proc/stat") as f:
         vals = [int(x) for x in f.readline().split()[1:]]
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)
-
-
-def window_summary(lines: list[str]) -> str:
-    """'sluice trace: route window: share 0.1875, 19345 img/s over 0.26 s, engines busy 99% (hold)'
-    lines, by share: windows x mean img/s (mean busy)."""
-    by_share: dict[str, list[tuple[float, float]]] = {}
-    for ln in lines:
-        m = re.search(r"share ([0-9.]+), ([0-9.]+) img/s.*busy ([0-9]+)%", ln)
-        if m:
-            by_share.setdefault(m.group(1), []).append((float(m.group(2)), float(m.group(3))))
-    return "; ".join(f"{k}: {len(v)} x {sum(r for r, _ in v) / len(v):,.0f} ({sum(b for _, b in v) / len(v):.0f}%)"
-                     for k, v in by_share.items())
-
-
-def window_sequence(lines: list[str]) -> str:
-    """The same lines in the order printed, consecutive windows of one share and phase (hold,
-    probe, check) merged: '0.1875 hold x8, 0.2500 probe x1, 0.1875 hold x4'."""
-    runs: list[list] = []
-    for ln in lines:
-        m = re.search(r"share ([0-9.]+), .*\((\w+)\)\s*$", ln)
-        if not m:
-            continue
-        if runs and runs[-1][0] == m.groups():
-            runs[-1][1] += 1
-        else:
-            runs.append([m.groups(), 1])
-    return ", ".join(f"{share} {phase} x{n}" for (share, phase), n in runs)
 
 
 def parse(config: str) -> dict:
@@ -271,7 +246,7 @@ def child(data: str, config: dict, seconds: float) -> None:
     poller.stop()
     uploaded = uploads.finish() if uploads else None
     print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores,
-                      "routes": st.get("route_samples"),
+                      "routes": st.get("route_samples"), "windows": st.get("route_windows", []),
                       "engine_mpix_per_s": st.get("route_pixels", {}).get("hardware", 0) / 1e6 / dt,
                       "gpu_peak_mib": st.get("gpu_memory_peak", 0) / 2**20,
                       "process_mib": (poller.peak or 0) / 2**20,
@@ -411,9 +386,8 @@ def main() -> int:
             fe.seek(0)
             out, err = fo.read(), fe.read()
         result = next((json.loads(ln) for ln in out.splitlines() if ln.startswith("{")), None)
-        windows = [ln for ln in err.splitlines() if ln.startswith("sluice trace: route window")]
         trace = [ln for ln in err.splitlines() if ln.startswith(("sluice trace", "sluice: waited", "  batch"))
-                 and ln not in windows]
+                 and not ln.startswith("sluice trace: route window")]  # those come from the stats
         if result is None:
             print(f"{config}: FAILED {err.strip().splitlines()[-3:] if err.strip() else ''}", flush=True)
             for line in trace[:40]:
@@ -432,6 +406,7 @@ def main() -> int:
             print(f"    uploads beside it: {result['uploads_mb_per_s']:,.0f} MB/s", flush=True)
         for line in trace:
             print("   ", line, flush=True)
+        windows = result.get("windows") or []
         if windows:
             print(f"    route windows (share: count x mean img/s, in order of first use): {window_summary(windows)}",
                   flush=True)

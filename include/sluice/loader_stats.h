@@ -20,6 +20,16 @@ struct SkippedSample {
   std::string reason;
 };
 
+// One window in which decode_route "auto" measured a CPU share (pipeline/gpu/route_scheduler.h).
+struct RouteWindow {
+  double cpu_share = 0;     // of each batch, the part sent to the CPU side
+  double images_per_s = 0;  // the batches launched in the window
+  double seconds = 0;
+  double engine_busy = 0;   // the engines' busy share in it
+  std::string phase;        // "hold" (the share kept), "probe" (one tried) or "check" (back at
+                            // the kept share after a probe gained)
+};
+
 // Counters since creation (or the last ResetStats). Stage times are summed over threads.
 struct LoaderStats {
   int64_t samples = 0;        // samples delivered in batches
@@ -61,6 +71,8 @@ struct LoaderStats {
                                                   // decode whole files, so their work follows these
   int64_t engine_state_inits = 0;   // nvJPEG engine states initialized (per call size; since creation)
   int64_t engine_calls = 0;         // nvJPEG calls on the engines (since creation)
+  std::vector<RouteWindow> route_windows;  // decode_route "auto": its last 128 windows, oldest
+                                           // first (since creation)
   int gpu_local_cpus = 0;           // the CPUs near the GPU the loader's threads are kept on; 0: not kept
   double engine_busy_s = 0;         // time the JPEG engines decoded for this loader (its calls take
                                     // turns, so at most wall_s): engine_busy_s / wall_s is their busy share

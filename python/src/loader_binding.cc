@@ -50,6 +50,14 @@ void AddGpuStats(nb::dict& d, const LoaderStats& s) {
   nb::dict pixels;
   for (int r = 0; r < kNumRoutes; ++r) pixels[DecodeRouteName(kRoutes[r])] = s.route_pixels[r];
   d["route_pixels"] = pixels;
+  nb::list windows;
+  for (const RouteWindow& w : s.route_windows) {
+    nb::dict e;
+    e["cpu_share"] = w.cpu_share, e["images_per_s"] = w.images_per_s, e["seconds"] = w.seconds;
+    e["engine_busy"] = w.engine_busy, e["phase"] = w.phase;
+    windows.append(e);
+  }
+  d["route_windows"] = windows;
   d["engine_busy_seconds"] = s.engine_busy_s;
   d["engine_state_inits"] = s.engine_state_inits;
   d["engine_calls"] = s.engine_calls;

@@ -167,14 +167,23 @@ def test_tune_bench_confirms_the_best_swept_setting_in_fresh_pairs(monkeypatch, 
     assert tune_bench.confirm_best("d", "none", rows, table, type("Args", (), {"confirm": 0})()) is None
 
 
-def test_the_probe_lists_autos_windows_in_order_with_their_phases(monkeypatch):
+def test_autos_windows_are_listed_in_order_with_their_phases(monkeypatch):
     monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
-    from gpu_probe import window_sequence, window_summary
+    import gpu_bench
 
-    line = "sluice trace: route window: share {}, {} img/s over 0.26 s, engines busy 99% ({})"
-    lines = ([line.format("0.1875", 20000, "hold")] * 3 + [line.format("0.2500", 21000, "probe")] * 2
-             + [line.format("0.1875", 19000, "check"), "sluice trace: 16 batches",
-                line.format("0.2500", 22000, "probe"), line.format("0.2500", 22000, "hold")])
-    assert window_sequence(lines) == ("0.1875 hold x3, 0.2500 probe x2, 0.1875 check x1, "
-                                      "0.2500 probe x1, 0.2500 hold x1")
-    assert window_summary(lines) == "0.1875: 4 x 19,750 (99%); 0.2500: 4 x 21,500 (99%)"
+    def w(share, rate, phase, busy=0.99):
+        return {"cpu_share": share, "images_per_s": rate, "seconds": 0.26, "engine_busy": busy, "phase": phase}
+
+    windows = ([w(0.1875, 20000, "hold")] * 3 + [w(0.25, 21000, "probe")] * 2
+               + [w(0.1875, 19000, "check"), w(0.25, 22000, "probe"), w(0.25, 22000, "hold", 0.95)])
+    assert gpu_bench.window_sequence(windows) == ("0.1875 hold x3, 0.2500 probe x2, 0.1875 check x1, "
+                                                  "0.2500 probe x1, 0.2500 hold x1")
+    assert gpu_bench.window_summary(windows) == "0.1875: 4 x 19,750 (99%); 0.2500: 4 x 21,500 (98%)"
+    # The benchmark's ratio line names them for each row that has them, with its nvJPEG states.
+    row = {"row": "sluice GPU auto", "images_per_s": 20000.0,
+           "sluice_stats": {"route_windows": windows, "engine_state_inits": 6}}
+    line = gpu_bench.ratio_line("d", [row, {"row": "sluice GPU hardware", "images_per_s": 18000.0,
+                                            "sluice_stats": {"route_windows": [], "engine_state_inits": 2}}])
+    assert ("sluice GPU auto: 6 nvJPEG states made; windows (CPU share: count x mean img/s, engines busy): "
+            "0.1875: 4 x 19,750 (99%); 0.2500: 4 x 21,500 (98%)") in line, line
+    assert "sluice GPU hardware:" not in line, line

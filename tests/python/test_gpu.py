@@ -235,6 +235,33 @@ def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
     assert loader.stats()["engine_busy_seconds"] == 0
 
 
+@needs_gpu
+def test_auto_keeps_its_route_windows_in_the_stats(imagenet_folder, monkeypatch):
+    # stats()["route_windows"]: the windows in which `auto` measured a CPU share, oldest first.
+    # Windows of 6 launches at least (SLUICE_ROUTE_WINDOW_MS=1 drops the 250-ms minimum), so that
+    # 48 files in batches of 16 over 30 epochs (90 launches) give several. `hardware` has no
+    # share to measure: none.
+    monkeypatch.setenv("SLUICE_ROUTE_WINDOW_MS", "1")
+    kw = dict(batch_size=16, device="cuda", dtype="float16")
+    tf = [ST.RandomResizedCrop(64), ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)]
+    windows = {}
+    for route in ("auto", "hardware"):
+        loader = sluice.Loader(imagenet_folder, tf, decode_route=route, **kw)
+        for epoch in range(30):
+            loader.set_epoch(epoch)
+            for _ in loader:
+                pass
+        windows[route] = loader.stats()["route_windows"]
+    assert windows["hardware"] == []
+    assert 3 <= len(windows["auto"]) <= 128, windows["auto"]
+    for w in windows["auto"]:
+        assert set(w) == {"cpu_share", "images_per_s", "seconds", "engine_busy", "phase"}, w
+        assert w["phase"] in ("hold", "probe", "check"), w
+        assert 0 <= w["cpu_share"] <= 0.5 and round(w["cpu_share"] * 16) == w["cpu_share"] * 16, w
+        assert w["images_per_s"] > 0 and w["seconds"] > 0 and 0 <= w["engine_busy"] <= 1, w
+    assert windows["auto"][0]["phase"] == "hold", windows["auto"][0]  # it starts by holding a share
+
+
 # --- 2. The whole pipeline on the same seed ---------------------------------------------------
 
 # After Normalize(ImageNet) one uint8 level is 1 / 255 / std ~= 0.0175. Both fixtures are

@@ -420,6 +420,7 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
     s->route_samples[r] = route_samples_[r].load();
     s->route_pixels[r] = route_pixels_[r].load();
   }
+  s->route_windows = scheduler_->windows();
   s->engine_state_inits = decoders_->engine_state_inits();
   s->engine_calls = decoders_->engine_calls();
   s->gpu_local_cpus = pinned_cpus_;

@@ -111,6 +111,8 @@ void RouteScheduler::RecordLaunch(int64_t generation, int samples, int64_t now_n
   if (BatchTrace::Enabled())
     std::fprintf(stderr, "sluice trace: route window: share %.4f, %.0f img/s over %.2f s, engines busy %.0f%% (%s)\n",
                  share_, rate, seconds, busy * 100, PhaseName(phase_));
+  if (static_cast<int>(windows_.size()) == kKeptWindows) windows_.pop_front();
+  windows_.push_back(RouteWindow{share_, rate, seconds, busy, PhaseName(phase_)});
   WindowDone(rate, busy, engine_cost);
 }
 
@@ -266,6 +268,11 @@ void RouteScheduler::RecordEngines(int samples, double seconds, bool initialized
     window_engine_samples_ += samples;
   }
   engine_cost_ = engine_cost_ == 0 ? per_image : (1 - kAlpha) * engine_cost_ + kAlpha * per_image;
+}
+
+std::vector<RouteWindow> RouteScheduler::windows() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::vector<RouteWindow>(windows_.begin(), windows_.end());
 }
 
 double RouteScheduler::cpu_share() const {

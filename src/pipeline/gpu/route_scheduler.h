@@ -28,7 +28,8 @@
 // to kMaxRestarts times a share. It lasts at least kWindow launches and kWindowSeconds (with
 // windows of 6 launches, 85 ms, auto came in below each share it moved between:
 // docs/benchmarks.md). With SLUICE_TRACE set, each
-// window is printed (share, rate, the engines' busy share, phase).
+// window is printed (share, rate, the engines' busy share, phase); the last kKeptWindows are
+// kept for the loader's stats either way (windows()).
 // Beside the engines the CPU side is libjpeg-turbo (the hybrid decoder's GPU stages and CUDA
 // calls slowed the engines more than its thread time shows). Without engines the CPU-side samples
 // go to whichever of the hybrid decoder and libjpeg-turbo costs less CPU time per image; every
@@ -45,8 +46,11 @@
 #define SLUICE_PIPELINE_GPU_ROUTE_SCHEDULER_H_
 
 #include <cstdint>
+#include <deque>
 #include <mutex>
+#include <vector>
 
+#include "sluice/loader_stats.h"
 #include "sluice/types.h"
 
 namespace sluice {
@@ -99,6 +103,8 @@ class RouteScheduler {
   // progress starts over after them instead of counting that against its share.
   void RecordEngines(int samples, double seconds, bool initialized = false);
 
+  static constexpr int kKeptWindows = 128;
+  std::vector<RouteWindow> windows() const;      // the last kKeptWindows measured, oldest first
   double cpu_share() const;                      // of a batch, the share sent to the CPU side
   double cpu_cost(DecodeRoute route) const;      // thread-seconds per image
   // The share at which both sides would finish together, times kModelFraction, on the share
@@ -150,6 +156,7 @@ class RouteScheduler {
   int64_t window_engine_samples_ = 0;      // and its images
   int64_t last_launch_ns_ = -1;            // the last launch counted or marked; -1: none since a
                                            // share change or an interruption
+  std::deque<RouteWindow> windows_;        // the last kKeptWindows
 };
 
 }  // namespace sluice

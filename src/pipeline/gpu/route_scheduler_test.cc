@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <set>
 #include <utility>
+#include <vector>
 
 namespace sluice {
 namespace {
@@ -164,6 +165,34 @@ TEST(RouteScheduler, StartsFromTheBalancedShare) {
   EXPECT_NEAR(DriveWithCosts(s, m, 600, 0, &rate, 12), 3.0 / 16, 0.25 / 16);
   EXPECT_DOUBLE_EQ(s.balanced_share(), 3.0 / 16);
   EXPECT_GT(rate, 0.97 * 17231);
+}
+
+TEST(RouteScheduler, KeepsItsLastWindowsForTheStats) {
+  // The windows it measured, oldest first: the start holds 3/16 for kBalancedHoldWindows, each
+  // at the simulated machine's rate there (17,231/s, the engines never idle). After thousands of
+  // batches only the last kKeptWindows remain, each at a share of the grid, in a known phase.
+  RouteScheduler s(true, true, 12);
+  const Machine m{14000, 4000, 0.0};
+  EXPECT_TRUE(s.windows().empty());
+  DriveWithCosts(s, m, 200, 0, nullptr, 12);
+  const std::vector<RouteWindow> start = s.windows();
+  ASSERT_GE(start.size(), static_cast<size_t>(RouteScheduler::kBalancedHoldWindows));
+  for (int i = 0; i < RouteScheduler::kBalancedHoldWindows; ++i) {
+    const RouteWindow& w = start[static_cast<size_t>(i)];
+    EXPECT_EQ(w.phase, "hold") << i;
+    EXPECT_DOUBLE_EQ(w.cpu_share, 3.0 / 16) << i;
+    EXPECT_NEAR(w.images_per_s, 17231, 0.01 * 17231) << i;
+    EXPECT_GE(w.seconds, RouteScheduler::kWindowSeconds) << i;
+    EXPECT_NEAR(w.engine_busy, 1.0, 0.01) << i;
+  }
+  RouteScheduler longer(true, true, 12);
+  DriveWithCosts(longer, m, 5000, 0, nullptr, 12);
+  const std::vector<RouteWindow> last = longer.windows();
+  EXPECT_EQ(last.size(), static_cast<size_t>(RouteScheduler::kKeptWindows));
+  for (const RouteWindow& w : last) {
+    EXPECT_TRUE(w.phase == "hold" || w.phase == "probe" || w.phase == "check") << w.phase;
+    EXPECT_DOUBLE_EQ(std::round(w.cpu_share * 16), w.cpu_share * 16) << w.cpu_share;
+  }
 }
 
 TEST(RouteScheduler, SmallBatchesStartWithTheEnginesAlone) {
