@@ -49,9 +49,6 @@ class JpegDecoder {
   std::unique_ptr<Impl> impl_;
 };
 
-// Encodes RGB (channels 3) or grayscale (channels 1) pixels as a baseline or progressive JPEG.
-// subsampling: "444", "422" or "420" (ignored for grayscale). `exif_orientation` 2..8 adds an
-// EXIF APP1 block with that tag (1 adds none). Used by the dataset generator and the tests.
 // True if an end-of-image marker (FF D9) appears within the last 64 KiB: a file without one is
 // truncated (the CPU decoder reports it; the GPU path sends such files to the CPU decoder).
 bool JpegHasEndMarker(const uint8_t* data, size_t size);
@@ -66,6 +63,10 @@ int JpegScanCount(const uint8_t* data, size_t size);
 // decoder, which names the damage (nvJPEG would decode it to garbage without a word).
 bool JpegScanLooksIntact(const uint8_t* data, size_t size);
 
+// Encodes RGB (channels 3) or grayscale (channels 1) pixels as a baseline or progressive JPEG.
+// subsampling: "444", "422" or "420" (ignored for grayscale). `exif_orientation` 2..8 adds an
+// EXIF APP1 block with that tag (1 adds none). Used by the dataset generator, the tests and the
+// hardware decoder's tiny pads (codec/nvjpeg_decoders.h).
 Result<std::vector<uint8_t>> EncodeJpeg(const ImageView& image, int quality,
                                         const char* subsampling, bool progressive,
                                         int exif_orientation = 1);
