@@ -986,6 +986,26 @@ def test_trace_says_where_the_time_goes(imagenet_folder):
         assert f" {stage}" in lines[0], lines[0]
 
 
+def hardware_epochs(folder: str, env: dict, counter: str, seed: int, prefetch: int | None = None) -> list[str]:
+    """Two epochs of `folder` on the engines alone in a child process with `env` added, batches of
+    6 (RandomResizedCrop 64, flip, normalize, float16): [stats()[counter], the samples on the
+    engines, then a digest of each batch], as strings."""
+    code = (f"import hashlib, sluice, sluice.transforms as ST\n"
+            f"loader = sluice.Loader({folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip(), "
+            f"ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)], batch_size=6, shuffle=True, seed={seed}, "
+            f"device='cuda', dtype='float16', decode_route='hardware', prefetch={prefetch})\n"
+            f"digests = []\n"
+            f"for epoch in range(2):\n"
+            f"    loader.set_epoch(epoch)\n"
+            f"    for images, labels in loader:\n"
+            f"        digests.append(hashlib.sha256(images.cpu().numpy().tobytes()).hexdigest()[:16])\n"
+            f"st = loader.stats()\n"
+            f"print(st[{counter!r}], st['route_samples']['hardware'], *digests)\n")
+    p = run_child(code, env=env)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
 @needs_gpu
 def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder):
     # SLUICE_ENGINE_GATHER (an experiment, off by default): an engine call may take the samples of
@@ -993,22 +1013,9 @@ def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder)
     # hardware route is reproducible), in fewer calls (batches of 6, all of them for the engines,
     # 8 in flight: one call per batch without gathering). The calls count the batches the loader
     # read ahead into a third epoch too (up to 8): the same for both runs.
-    code = (f"import hashlib, sluice, sluice.transforms as ST\n"
-            f"loader = sluice.Loader({imagenet_folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip(), "
-            f"ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)], batch_size=6, shuffle=True, seed=3, "
-            f"device='cuda', dtype='float16', decode_route='hardware', prefetch=8)\n"
-            f"digests = []\n"
-            f"for epoch in range(2):\n"
-            f"    loader.set_epoch(epoch)\n"
-            f"    for images, labels in loader:\n"
-            f"        digests.append(hashlib.sha256(images.cpu().numpy().tobytes()).hexdigest()[:16])\n"
-            f"st = loader.stats()\n"
-            f"print(st['engine_calls'], st['route_samples']['hardware'], *digests)\n")
-
     def run(gather: str) -> list[str]:
-        p = run_child(code, env={"SLUICE_ENGINE_GATHER": gather})
-        assert p.returncode == 0, p.stderr
-        return p.stdout.split()
+        return hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_GATHER": gather}, "engine_calls", seed=3,
+                               prefetch=8)
 
     alone, gathered = run("0"), run("224")
     batches = 2 * len(pairs_of(imagenet_folder)) // 6
@@ -1028,22 +1035,9 @@ def test_engine_calls_padded_with_a_tiny_jpeg_give_the_same_batches(imagenet_fol
     # out bit for bit as with the default pads, every sample on the engines (a call the engines
     # rejected would go to libjpeg-turbo, whose pixels differ), and no state made beyond the
     # reserved ones (0, 1) or beyond one of the full width (2), per engine thread.
-    code = (f"import hashlib, sluice, sluice.transforms as ST\n"
-            f"loader = sluice.Loader({imagenet_folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip(), "
-            f"ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)], batch_size=6, shuffle=True, seed=5, "
-            f"device='cuda', dtype='float16', decode_route='hardware')\n"
-            f"digests = []\n"
-            f"for epoch in range(2):\n"
-            f"    loader.set_epoch(epoch)\n"
-            f"    for images, labels in loader:\n"
-            f"        digests.append(hashlib.sha256(images.cpu().numpy().tobytes()).hexdigest()[:16])\n"
-            f"st = loader.stats()\n"
-            f"print(st['engine_state_inits'], st['route_samples']['hardware'], *digests)\n")
-
     def run(pad: str) -> list[str]:
-        p = run_child(code, env={"SLUICE_ENGINE_PAD": pad, "SLUICE_ENGINE_STATES": "8"})
-        assert p.returncode == 0, p.stderr
-        return p.stdout.split()
+        return hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_PAD": pad, "SLUICE_ENGINE_STATES": "8"},
+                               "engine_state_inits", seed=5)
 
     smallest_file, tiny, one_state = run("0"), run("1"), run("2")
     batches = 2 * len(pairs_of(imagenet_folder)) // 6
