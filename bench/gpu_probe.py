@@ -31,9 +31,9 @@ off), SLUICE_ENGINE_MAX_SIDE (the largest image side the engines take; 1024), SL
 SLUICE_ENGINE_WAIT (the host waits for the last engine call before the next: 2, the default, any
 decoder's; 1, this decoder's; 0, none), SLUICE_ENGINE_GATHER
 (engine calls may take the samples of several queued batches, up to this many; 0: off),
-SLUICE_ENGINE_PAD (what fills an engine call up to its nvJPEG state's size: 0, the default, a
-corner of the call's smallest file, whose whole bitstream the engines decode; 1, a 16 x 16 JPEG;
-2, a 16 x 16 JPEG, every call padded up to the full width: one nvJPEG state per engine thread),
+SLUICE_ENGINE_PAD (what fills an engine call up to its nvJPEG state's size: 0, a corner of the
+call's smallest file, whose whole bitstream the engines decode; 1, a 16 x 16 JPEG; 2, the default,
+a 16 x 16 JPEG, the states' image slots at most the call width + 32 in all),
 SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
 (the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). auto's
 windows (stats()["route_windows"]) are counted into a summary per row: share -> windows, mean

@@ -123,7 +123,6 @@ Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
 }
 
 Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n) {
-  if (pads_ == EnginePads::kTinyJpegOneState) n = width_;  // the call is padded up to the full width
   const bool full = static_cast<int>(states_.size()) >= kMaxStates;
   SizedState* pick = nullptr;
   for (SizedState& s : states_)
@@ -134,12 +133,46 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
           (pick == nullptr || s.size < pick->size))
         pick = &s;
   }
+  if (pick == nullptr && !full && pads_ == EnginePads::kTinyJpegBoundedSlots) {
+    SLUICE_ASSIGN_OR_RETURN(pick, MakeRoom(n));
+  }
   if (pick == nullptr && !full) {
     SLUICE_ASSIGN_OR_RETURN(pick, AddState());
   }
   if (pick == nullptr) return pick;
+  pick->last_use = ++uses_;
   if (pick->size < n || pick->stale) SLUICE_RETURN_IF_ERROR(Initialize(pick, n));
   return pick;
+}
+
+int NvjpegHardwareDecoder::state_slots() const {
+  int slots = 0;
+  for (const SizedState& s : states_) slots += std::max(s.size, 0);
+  return slots;
+}
+
+Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::MakeRoom(int n) {
+  const int bound = width_ + kMaxPads;
+  nvjpegJpegState_t reused = nullptr;  // the state to initialize again for n
+  while (state_slots() + n > bound) {
+    SizedState* oldest = nullptr;
+    for (SizedState& s : states_)
+      if (s.size > 0 && (oldest == nullptr || s.last_use < oldest->last_use)) oldest = &s;
+    if (oldest == nullptr) break;  // n alone is within the bound (n <= width_)
+    if (reused == nullptr) {
+      reused = oldest->state;
+      oldest->size = -1;  // its slots no longer count: Initialize gives it n
+      continue;
+    }
+    // A second state must go: destroyed once the device is idle (its buffers may be in use).
+    SLUICE_RETURN_IF_ERROR(WaitForEarlierCalls());
+    SLUICE_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
+    SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegJpegStateDestroy(oldest->state));
+    states_.erase(states_.begin() + (oldest - states_.data()));
+  }
+  for (SizedState& s : states_)
+    if (s.state == reused) return &s;
+  return static_cast<SizedState*>(nullptr);
 }
 
 Status NvjpegHardwareDecoder::Reserve(int n) {

@@ -47,13 +47,15 @@ inline bool EnginesTake(const ImageInfo& info, int max_side) {
 // whose conversion matches PIL's).
 bool HybridDecodable(const ImageInfo& info);
 
-// What fills a call up to its state's size (NvjpegHardwareDecoder::Decode). The tiny ones are
-// an experiment (SLUICE_ENGINE_PAD), not yet measured on a GPU.
+// What fills a call up to its state's size (NvjpegHardwareDecoder::Decode), and how many states
+// the decoder keeps. The loader's default is kTinyJpegBoundedSlots (SLUICE_ENGINE_PAD selects
+// another: docs/benchmarks.md has the rows that chose it).
 enum class EnginePads {
-  kSmallestFile,      // a corner of the call's smallest file: the engines decode the whole file
-  kTinyJpeg,          // a 16 x 16 JPEG made once: about nothing to decode
-  kTinyJpegOneState,  // the same, and every call in one state of the decoder's full width
-                      // (one state's buffers, no state made when a call size changes)
+  kSmallestFile,          // a corner of the call's smallest file: the engines decode the whole file
+  kTinyJpeg,              // a 16 x 16 JPEG made once (still about 25 us a pad on an H200: the
+                          // per-image part of a call, about a 28-KiB file's time)
+  kTinyJpegBoundedSlots,  // the same, and the states hold at most batch_width() + kMaxPads
+                          // image slots in all (nvJPEG's buffers, one per slot)
 };
 
 class NvjpegHardwareDecoder {
@@ -89,21 +91,25 @@ class NvjpegHardwareDecoder {
   // cuMemFree, which waits for the whole device; it frees them too when a state is initialized
   // again. So the decoder takes images of up to max_side a side (6 + 3 slots grown to 1024 x 1024
   // held 40 MiB on an H200; larger images would grow every slot towards their size), makes each
-  // state once per call size and never initializes one again (except after a failed call): once
-  // the slots have grown, calls allocate and free nothing (tests/engine_memory).
+  // state once per call size and never initializes one again (except after a failed call, and
+  // to keep the slots within their bound, below): once the slots have grown, calls allocate and
+  // free nothing (tests/engine_memory).
   // The call waits for work nvJPEG queues on the GPU: under NCCL with CUDA's default of 8 work
   // queues that work can sit behind an NCCL kernel waiting for another rank, and ranks hung
   // (issue 21); the Python package sets CUDA_DEVICE_MAX_CONNECTIONS=32 (sluice/_cuda_queues.py).
   // Initializing a state also takes 0.1-0.2 s (measured on H200s: the last, short batch of an
   // epoch waited that long). So a call smaller than an initialized size within kMaxPads of it
-  // uses that state, filled up with pads (EnginePads) decoded into scratch memory: by default
-  // tiny regions of its smallest file, whose whole bitstream the engines still decode (a call of
-  // 192 in the state of 208 that `auto`'s start makes decodes 8% more files, the smallest; the
-  // shares it probes pay that, the shares held from the start do not); with kTinyJpeg, a
-  // 16 x 16 JPEG of a few hundred bytes; with kTinyJpegOneState every call goes into one state
-  // of batch_width(). Callers keep the sizes few (RouteScheduler rounds the engines' share);
-  // once kMaxStates sizes exist, a call takes the smallest state that holds it, however many
-  // pads that needs, or is cut into calls of the largest.
+  // uses that state, filled up with pads (EnginePads) decoded into scratch memory: with
+  // kSmallestFile tiny regions of its smallest file, whose whole bitstream the engines still
+  // decode (a call of 192 in a state of 208 decodes 8% more files, the smallest); with the tiny
+  // pads, a 16 x 16 JPEG of a few hundred bytes. Callers keep the sizes few (RouteScheduler rounds the
+  // engines' share); once kMaxStates sizes exist, a call takes the smallest state that holds it,
+  // however many pads that needs, or is cut into calls of the largest. With
+  // kTinyJpegBoundedSlots, a call that no state holds and whose state would take the slots past
+  // the bound goes into the least recently used state, initialized again for it (its buffers
+  // freed), and states used less recently still are destroyed until the slots fit: `auto`'s
+  // one look at the engines alone (calls of 128 beside its state of 208) costs two
+  // initializations then, instead of a second state's memory for the rest of the run.
   // REQUIRES: every job's image is one the engines take (EnginesTake(info, max_side())).
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
 
@@ -117,9 +123,11 @@ class NvjpegHardwareDecoder {
 
   // Each state holds nvJPEG's buffers for its size.
   static constexpr int kMaxStates = 8;
-  // A call may be padded by up to kMaxPads images: by default pads are whole files the engines
+  // A call may be padded by up to kMaxPads images: kSmallestFile's pads are whole files the engines
   // decode (a call of 128 in a state of 208 would do about 1.3x the work of one in a state of 128).
   static constexpr int kMaxPads = 32;
+  // The image slots of the states initialized now (for tests; not while a Decode runs).
+  int state_slots() const;
   // States initialized so far (for tests: a padded call initializes none; stats). Any thread.
   int64_t state_initializations() const { return inits_.load(std::memory_order_relaxed); }
   // Nanoseconds Decode calls held the engines (the process-wide turn), since creation: with the
@@ -136,10 +144,15 @@ class NvjpegHardwareDecoder {
     nvjpegJpegState_t state = nullptr;
     int size = -1;           // batch size it is initialized for; -1: none yet
     bool stale = false;      // a failed call: initialize again before the next
+    int64_t last_use = 0;    // uses_ when a call last took it
   };
   // A state for calls of n images: one of size n, or a larger one within the padding limit;
   // nullptr when kMaxStates states exist and none holds n images.
   Result<SizedState*> StateFor(int n);
+  // kTinyJpegBoundedSlots: for a call of n that no state holds, when a new state would take the
+  // slots past the bound, the state to initialize again for it (the least recently used; older
+  // ones destroyed until the slots fit); nullptr when a new state fits.
+  Result<SizedState*> MakeRoom(int n);
   // One nvjpegDecodeBatchedEx call of `jobs` in `state`, filled up with pads to its size.
   Status DecodeOneCall(std::span<const NvjpegJob> jobs, SizedState* state, cudaStream_t stream);
   // The k-th pad of a call whose smallest file is `smallest`, into pad_out_.
@@ -157,8 +170,9 @@ class NvjpegHardwareDecoder {
   std::atomic<int64_t> inits_{0};  // written under the turn; read by stats
   std::atomic<int64_t> busy_ns_{0};
   std::atomic<int64_t> calls_{0};
+  int64_t uses_ = 0;  // calls that took a state, under the turn (SizedState::last_use)
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
-  uint8_t* tiny_pad_ = nullptr;  // EnginePads::kTinyJpeg: the pads' file; nullptr: kSmallestFile
+  uint8_t* tiny_pad_ = nullptr;  // the tiny pads' file; nullptr: kSmallestFile
   size_t tiny_pad_size_ = 0;
   cudaEvent_t last_call_ = nullptr;  // recorded after each call (see WaitForEarlierCalls)
   std::vector<nvjpegDecodeParams_t> params_;

@@ -131,13 +131,14 @@ class NvjpegTest : public ::testing::Test {
     std::vector<Rect> rois;
     const char* subs[] = {"444", "420", "422"};
     for (int i = 0; i < count; ++i) {
-      const int w = 200 + 37 * i, h = 150 + 23 * i;
+      const int k = i % 20;  // sizes repeat: within the engines' side limit however many files
+      const int w = 200 + 37 * k, h = 150 + 23 * k;
       const std::vector<uint8_t> px = Photo(w, h, static_cast<uint32_t>(i));
       auto jpg = EncodeJpeg(ImageView{px.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3}, 90, subs[i % 3], progressive);
       ASSERT_TRUE(jpg.ok());
       jpgs.push_back(*jpg);
       // Whole image, then regions at odd offsets (not on MCU boundaries).
-      rois.push_back(i == 0 ? Rect{0, 0, w, h} : Rect{5 * i + 3, 7 * i + 1, w / 2 + i, h / 2 - i});
+      rois.push_back(k == 0 ? Rect{0, 0, w, h} : Rect{5 * k + 3, 7 * k + 1, w / 2 + k, h / 2 - k});
     }
     const auto gpu = GpuRegions(jpgs, rois, hardware, hw);
     for (size_t i = 0; i < jpgs.size(); ++i) {
@@ -212,18 +213,32 @@ TEST_F(NvjpegTest, HardwareShortCallsArePaddedWithATinyJpeg) {
   EXPECT_EQ(d.calls(), 3);
 }
 
-// EnginePads::kTinyJpegOneState: every call is padded up to the decoder's full width, in one
-// state, whatever its size.
-TEST_F(NvjpegTest, HardwareCallsOfEverySizeShareOneFullWidthState) {
+// EnginePads::kTinyJpegBoundedSlots: the states hold at most batch_width() + kMaxPads image
+// slots; past that, a call that no state holds takes the least recently used state (initialized
+// again) and older ones are destroyed; every image still gets its pixels.
+TEST_F(NvjpegTest, HardwareStatesKeepTheirSlotsWithinTheBound) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
-  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), 2, kMaxSide, EnginePads::kTinyJpegOneState);
+  constexpr int kPads = NvjpegHardwareDecoder::kMaxPads;
+  const int engines = ctx_->hardware_engines();
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), (2 * kPads + 2 + engines - 1) / engines, kMaxSide,
+                                          EnginePads::kTinyJpegBoundedSlots);
   ASSERT_TRUE(hw.ok()) << hw.status().ToString();
   NvjpegHardwareDecoder& d = **hw;
-  ASSERT_GE(d.batch_width(), 2);
-  const int sizes[] = {1, d.batch_width(), d.batch_width() / 2 + 1, 2};
-  for (int n : sizes) CheckRoute(/*hardware=*/true, false, &d, n);
-  EXPECT_EQ(d.state_initializations(), 1);
-  EXPECT_EQ(d.calls(), 4);
+  const int w = d.batch_width();
+  ASSERT_GT(w, 2 * kPads + 1);
+  auto call = [&](int n, int inits, int slots) {
+    CheckRoute(/*hardware=*/true, false, &d, n);
+    EXPECT_EQ(d.state_initializations(), inits) << "after a call of " << n;
+    EXPECT_EQ(d.state_slots(), slots) << "after a call of " << n;
+    EXPECT_LE(d.state_slots(), w + kPads);
+  };
+  call(w, 1, w);
+  call(w - kPads, 1, w);                    // kMaxPads tiny pads
+  call(8, 2, w + 8);                        // a state of its own fits beside it
+  call(w - kPads - 1, 3, w - kPads - 1 + 8);  // the w's, least recently used, initialized again
+  call(w, 4, w);                            // the 8's again; the (w - kMaxPads - 1)'s destroyed
+  call(8, 5, w + 8);
+  call(w, 5, w + 8);
 }
 
 TEST_F(NvjpegTest, HardwareStatesCanBeReservedAhead) {

@@ -10,9 +10,9 @@ namespace sluice {
 
 namespace {
 EnginePads PadsFromKnob(int knob) {
+  if (knob == 0) return EnginePads::kSmallestFile;
   if (knob == 1) return EnginePads::kTinyJpeg;
-  if (knob == 2) return EnginePads::kTinyJpegOneState;
-  return EnginePads::kSmallestFile;
+  return EnginePads::kTinyJpegBoundedSlots;
 }
 }  // namespace
 
@@ -28,9 +28,9 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
   for (int t = 0; route != DecodeRoute::kHybrid && t < kEngineThreads; ++t) {
     static const int per_engine = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_IMAGES", 32)));
     static const int max_side = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_MAX_SIDE", kEngineMaxSide)));
-    // What fills a call up to its state (an experiment): 0, a corner of its smallest file; 1, a
-    // tiny JPEG; 2, a tiny JPEG, in one state of the full width.
-    static const EnginePads pads = PadsFromKnob(static_cast<int>(EnvKnob("SLUICE_ENGINE_PAD", 0)));
+    // What fills a call up to its state, and how many states (an experiment knob): 0, a corner
+    // of its smallest file; 1, a tiny JPEG; 2 (the default), a tiny JPEG, the states' slots bounded.
+    static const EnginePads pads = PadsFromKnob(static_cast<int>(EnvKnob("SLUICE_ENGINE_PAD", 2)));
     Result<std::unique_ptr<NvjpegHardwareDecoder>> hw =
         NvjpegHardwareDecoder::Create(d->nvjpeg_.get(), per_engine, max_side, pads);
     if (!hw.ok()) {
