@@ -43,14 +43,14 @@ def cheap() -> list:
 
 
 class Sleepy(torch.nn.Module):
-    """A model slow on purpose: 40 ms a forward whatever the batch (8 images: at most 200/s)."""
+    """A model slow on purpose: 80 ms a forward whatever the batch (8 images: at most 100/s)."""
 
     def __init__(self):
         super().__init__()
         self.fc = torch.nn.Linear(3, 4)
 
     def forward(self, x):
-        time.sleep(0.04)
+        time.sleep(0.08)
         return self.fc(x.mean((2, 3)))
 
 
@@ -65,10 +65,21 @@ class Trivial(torch.nn.Module):
         return self.fc(x.mean((2, 3)))
 
 
-def test_a_slow_model_is_model_bound(folder):
-    r = run_doctor(folder, cheap(), Sleepy(), batch_size=8, seconds=0.6, progress=False, skip=PARTS)
+@pytest.fixture
+def one_torch_thread():
+    """torch's own ops on one thread: on a loaded 2-core machine its thread pool's workers, waiting
+    for cores beside the loader's threads, added 10-35 ms to each training step (training read
+    79-90% of the headspace, a "balanced" verdict) and nothing to the headspace's steps."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_a_slow_model_is_model_bound(folder, one_torch_thread):
+    r = run_doctor(folder, cheap(), Sleepy(), batch_size=8, seconds=0.8, progress=False, skip=PARTS)
     assert r["verdict"]["verdict"] == "model-bound", r["verdict"]["reason"]
-    assert r["headspace"]["images_per_s"] < 210
+    assert r["headspace"]["images_per_s"] < 105
     assert r["loader"]["images_per_s"] > 3 * r["headspace"]["images_per_s"]
     assert r["training"]["idle_share"] < 0.1
     assert r["model"]["name"] == "Sleepy"
