@@ -58,7 +58,11 @@ build_tree() {
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON \
       -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build_$name.log" 2>&1 &&
     rm -f python/sluice/_core*.so &&  # both build dirs write it: relink it from this one
-    cmake --build "$dir" -j "$(nproc)" "${target[@]}" >>"$OUT/build_$name.log" 2>&1) ||
+    { cmake --build "$dir" -j "$(nproc)" "${target[@]}" >>"$OUT/build_$name.log" 2>&1 ||
+      # A build in the background (prepare) can find a source file missing for a moment while the
+      # device tool copies the working tree again for the next call: then it builds once more.
+      { grep -q "No such file or directory" "$OUT/build_$name.log" && sleep 15 &&
+        cmake --build "$dir" -j "$(nproc)" "${target[@]}" >>"$OUT/build_$name.log" 2>&1; }; }) ||
     { grep -E "error|Error" "$OUT/build_$name.log" | head -30; return 1; }
   echo "build $name: $(( $(date +%s) - t0 ))s"
 }
