@@ -69,7 +69,7 @@ class Trivial(torch.nn.Module):
 def one_torch_thread():
     """torch's own ops on one thread: on a loaded 2-core machine its thread pool's workers, waiting
     for cores beside the loader's threads, added 10-35 ms to each training step (training read
-    79-90% of the headspace, a "balanced" verdict) and nothing to the headspace's steps."""
+    79-90% of the headspace, a "balanced" verdict), more than to the headspace's steps."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
