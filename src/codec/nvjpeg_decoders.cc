@@ -164,9 +164,9 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::MakeRoom(int n
       oldest->size = -1;  // its slots no longer count: Initialize gives it n
       continue;
     }
-    // A second state must go: destroyed once the device is idle (its buffers may be in use).
+    // A second state must go: after the earlier calls, as Initialize waits before it frees a
+    // state's buffers (nvJPEG frees them with cuMemFree, which waits for the device).
     SLUICE_RETURN_IF_ERROR(WaitForEarlierCalls());
-    SLUICE_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
     SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegJpegStateDestroy(oldest->state));
     states_.erase(states_.begin() + (oldest - states_.data()));
   }

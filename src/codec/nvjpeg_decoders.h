@@ -102,9 +102,9 @@ class NvjpegHardwareDecoder {
   // uses that state, filled up with pads (EnginePads) decoded into scratch memory: with
   // kSmallestFile tiny regions of its smallest file, whose whole bitstream the engines still
   // decode (a call of 192 in a state of 208 decodes 8% more files, the smallest); with the tiny
-  // pads, a 16 x 16 JPEG of a few hundred bytes. Callers keep the sizes few (RouteScheduler rounds the
-  // engines' share); once kMaxStates sizes exist, a call takes the smallest state that holds it,
-  // however many pads that needs, or is cut into calls of the largest. With
+  // pads, a 16 x 16 JPEG of a few hundred bytes. Callers keep the sizes few (RouteScheduler
+  // rounds the engines' share); once kMaxStates sizes exist, a call takes the smallest state that
+  // holds it, however many pads that needs, or is cut into calls of the largest. With
   // kTinyJpegBoundedSlots, a call that no state holds and whose state would take the slots past
   // the bound goes into the least recently used state, initialized again for it (its buffers
   // freed), and states used less recently still are destroyed until the slots fit: `auto`'s
