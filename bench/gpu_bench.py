@@ -491,7 +491,8 @@ def ratio_line(data: str, rows: list) -> str:
     for r in rows:  # auto's windows (from its start, warm-up included) and the engine states made
         st = r.get("sluice_stats") or {}
         if st.get("route_windows"):
-            line += (f"\n  {r['row']}: {st.get('engine_state_inits', 0)} nvJPEG states made; windows (CPU share: "
+            line += (f"\n  {r['row']}: {st.get('engine_state_inits', 0)} nvJPEG states made"
+                     f" ({st.get('engine_state_seconds', 0):.2f} s); windows (CPU share: "
                      f"count x mean img/s, engines busy): {window_summary(st['route_windows'])}")
     return line
 

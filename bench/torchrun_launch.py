@@ -239,7 +239,10 @@ def print_row(r: dict, unit: str) -> None:
         # DDP one rank's wait is every rank's (the epochs where this grows are the slow ones).
         inits = [sum(a.get("engine_state_inits") or 0 for a in x.get("per_rank_after") or []) for x in r["epochs"]]
         if any(inits):
-            print(f"    nvJPEG states initialized (all ranks) by the end of each epoch: {inits}", flush=True)
+            secs = [round(max(a.get("engine_state_seconds") or 0 for a in x.get("per_rank_after") or [{}]), 2)
+                    for x in r["epochs"]]
+            print(f"    nvJPEG states initialized (all ranks) by the end of each epoch: {inits}; the slowest "
+                  f"rank's seconds on them so far: {secs}", flush=True)
         near = [a.get("gpu_local_cpus") for a in r["epochs"][0].get("per_rank_after") or []]
         if any(near):
             print(f"    CPUs near the GPU each rank's threads were kept on (0: not kept): {near}", flush=True)

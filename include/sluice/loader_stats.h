@@ -70,6 +70,8 @@ struct LoaderStats {
   int64_t route_pixels[kNumRoutes] = {0, 0, 0};   // their files' pixels (width x height): the engines
                                                   // decode whole files, so their work follows these
   int64_t engine_state_inits = 0;   // nvJPEG engine states initialized (per call size; since creation)
+  double engine_state_s = 0;        // the time those and their destruction took (the engines wait
+                                    // through it; part of engine_busy_s; since creation)
   int64_t engine_calls = 0;         // nvJPEG calls on the engines (since creation)
   std::vector<RouteWindow> route_windows;  // decode_route "auto": its last 128 windows, oldest
                                            // first (since creation)

@@ -60,6 +60,7 @@ void AddGpuStats(nb::dict& d, const LoaderStats& s) {
   d["route_windows"] = windows;
   d["engine_busy_seconds"] = s.engine_busy_s;
   d["engine_state_inits"] = s.engine_state_inits;
+  d["engine_state_seconds"] = s.engine_state_s;
   d["engine_calls"] = s.engine_calls;
   d["gpu_local_cpus"] = s.gpu_local_cpus;
 }

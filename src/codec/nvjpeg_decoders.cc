@@ -92,6 +92,7 @@ NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
 }
 
 Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::AddState() {
+  ScopedTimer timed(&state_ns_);
   SizedState fresh;
   SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegJpegStateCreate(ctx_->hardware_handle(), &fresh.state));
   states_.push_back(fresh);  // reserved for kMaxStates: pointers to the others stay valid
@@ -113,6 +114,7 @@ Status NvjpegHardwareDecoder::RecordCall(cudaStream_t stream) {
 }
 
 Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
+  ScopedTimer timed(&state_ns_);
   SLUICE_RETURN_IF_ERROR(WaitForEarlierCalls());
   SLUICE_NVJPEG_RETURN_IF_ERROR(
       ctx_->api().nvjpegDecodeBatchedInitialize(ctx_->hardware_handle(), s->state, n, 1, NVJPEG_OUTPUT_RGBI));
@@ -166,6 +168,7 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::MakeRoom(int n
     }
     // A second state must go: after the earlier calls, as Initialize waits before it frees a
     // state's buffers (nvJPEG frees them with cuMemFree, which waits for the device).
+    ScopedTimer timed(&state_ns_);
     SLUICE_RETURN_IF_ERROR(WaitForEarlierCalls());
     SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegJpegStateDestroy(oldest->state));
     states_.erase(states_.begin() + (oldest - states_.data()));

@@ -130,6 +130,9 @@ class NvjpegHardwareDecoder {
   int state_slots() const;
   // States initialized so far (for tests: a padded call initializes none; stats). Any thread.
   int64_t state_initializations() const { return inits_.load(std::memory_order_relaxed); }
+  // Nanoseconds spent making, initializing and destroying states, since creation: the engines
+  // wait through it (it holds the turn) and busy_ns() includes it. Any thread may read it.
+  int64_t state_ns() const { return state_ns_.load(std::memory_order_relaxed); }
   // Nanoseconds Decode calls held the engines (the process-wide turn), since creation: with the
   // call blocking until its images are decoded, the time the engines worked for this decoder.
   // Any thread may read it.
@@ -168,6 +171,7 @@ class NvjpegHardwareDecoder {
   const EnginePads pads_;
   std::vector<SizedState> states_;
   std::atomic<int64_t> inits_{0};  // written under the turn; read by stats
+  std::atomic<int64_t> state_ns_{0};
   std::atomic<int64_t> busy_ns_{0};
   std::atomic<int64_t> calls_{0};
   int64_t uses_ = 0;  // calls that took a state, under the turn (SizedState::last_use)

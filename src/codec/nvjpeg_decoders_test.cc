@@ -171,9 +171,13 @@ TEST_F(NvjpegTest, HardwareShortCallsArePaddedIntoAnInitializedState) {
   NvjpegHardwareDecoder& d = **hw;
   CheckRoute(/*hardware=*/true, false, &d, 6);
   EXPECT_EQ(d.state_initializations(), 1);
+  const int64_t state_ns = d.state_ns();  // making it took time, within the engines' turn
+  EXPECT_GT(state_ns, 0);
+  EXPECT_LE(state_ns, d.busy_ns());
   CheckRoute(/*hardware=*/true, false, &d, 2);  // 2 images + 4 pads
   CheckRoute(/*hardware=*/true, false, &d, 1);  // 1 image + 5 pads
   EXPECT_EQ(d.state_initializations(), 1);
+  EXPECT_EQ(d.state_ns(), state_ns);  // padded calls touch no state
   CheckRoute(/*hardware=*/true, false, &d, 8);  // larger: a state of its own
   EXPECT_EQ(d.state_initializations(), 2);
   CheckRoute(/*hardware=*/true, false, &d, 5);  // the smallest state that fits: the 6's

@@ -181,9 +181,9 @@ def test_autos_windows_are_listed_in_order_with_their_phases(monkeypatch):
     assert gpu_bench.window_summary(windows) == "0.1875: 4 x 19,750 (99%); 0.2500: 4 x 21,500 (98%)"
     # The benchmark's ratio line names them for each row that has them, with its nvJPEG states.
     row = {"row": "sluice GPU auto", "images_per_s": 20000.0,
-           "sluice_stats": {"route_windows": windows, "engine_state_inits": 6}}
+           "sluice_stats": {"route_windows": windows, "engine_state_inits": 6, "engine_state_seconds": 0.5}}
     line = gpu_bench.ratio_line("d", [row, {"row": "sluice GPU hardware", "images_per_s": 18000.0,
                                             "sluice_stats": {"route_windows": [], "engine_state_inits": 2}}])
-    assert ("sluice GPU auto: 6 nvJPEG states made; windows (CPU share: count x mean img/s, engines busy): "
+    assert ("sluice GPU auto: 6 nvJPEG states made (0.50 s); windows (CPU share: count x mean img/s, engines busy): "
             "0.1875: 4 x 19,750 (99%); 0.2500: 4 x 21,500 (98%)") in line, line
     assert "sluice GPU hardware:" not in line, line

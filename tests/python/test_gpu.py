@@ -229,6 +229,8 @@ def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
     if route in ("hardware", "auto") and routes["hardware"] > 0:
         assert 0 < st["engine_busy_seconds"] <= st["wall_seconds"], st
         assert st["engine_state_inits"] >= 1, st  # at least the state its calls used
+        # ... and making it took time, within the engines' busy time.
+        assert 0 < st["engine_state_seconds"] <= st["engine_busy_seconds"], st
     elif route in ("hybrid", "cpu"):
         assert st["engine_busy_seconds"] == 0, st
     loader.reset_stats()

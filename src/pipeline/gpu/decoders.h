@@ -63,6 +63,12 @@ class GpuDecoders {
     for (const auto& hw : hw_) n += hw->state_initializations();
     return n;
   }
+  // Seconds the engine threads spent on their states (made, initialized, destroyed), since creation.
+  double engine_state_seconds() const {
+    int64_t ns = 0;
+    for (const auto& hw : hw_) ns += hw->state_ns();
+    return static_cast<double>(ns) * 1e-9;
+  }
   // The engine threads' nvJPEG calls, since creation.
   int64_t engine_calls() const {
     int64_t n = 0;

@@ -422,6 +422,7 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   }
   s->route_windows = scheduler_->windows();
   s->engine_state_inits = decoders_->engine_state_inits();
+  s->engine_state_s = decoders_->engine_state_seconds();
   s->engine_calls = decoders_->engine_calls();
   s->gpu_local_cpus = pinned_cpus_;
   s->engine_busy_s = static_cast<double>(decoders_->engine_busy_ns() - engine_busy_base_ns_.load()) * 1e-9;
