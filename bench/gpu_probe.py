@@ -33,7 +33,9 @@ decoder's; 1, this decoder's; 0, none), SLUICE_ENGINE_GATHER
 (engine calls may take the samples of several queued batches, up to this many; 0: off),
 SLUICE_ENGINE_PAD (what fills an engine call up to its nvJPEG state's size: 0, a corner of the
 call's smallest file, whose whole bitstream the engines decode; 1, a 16 x 16 JPEG; 2, the default,
-a 16 x 16 JPEG, the states' image slots at most the call width + 32 in all),
+a 16 x 16 JPEG, the states' image slots at most the call width + 32 in all), SLUICE_ENGINE_SPLIT
+(1: a turn past the call width goes as full calls of the largest state first where balanced calls
+would initialize a state again; 0, the default: balanced calls),
 SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
 (the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). auto's
 windows (stats()["route_windows"]) are counted into a summary per row: share -> windows, mean

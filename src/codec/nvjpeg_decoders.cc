@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -151,6 +152,17 @@ int NvjpegHardwareDecoder::state_slots() const {
   int slots = 0;
   for (const SizedState& s : states_) slots += std::max(s.size, 0);
   return slots;
+}
+
+std::vector<int> NvjpegHardwareDecoder::state_sizes() const {
+  std::vector<int> sizes;
+  for (const SizedState& s : states_)
+    if (s.size > 0 && !s.stale) sizes.push_back(s.size);
+  return sizes;
+}
+
+int NvjpegHardwareDecoder::slot_bound() const {
+  return pads_ == EnginePads::kTinyJpegBoundedSlots ? width_ + kMaxPads : std::numeric_limits<int>::max();
 }
 
 Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::MakeRoom(int n) {

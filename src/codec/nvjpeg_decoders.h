@@ -128,6 +128,11 @@ class NvjpegHardwareDecoder {
   static constexpr int kMaxPads = 32;
   // The image slots of the states initialized now (for tests; not while a Decode runs).
   int state_slots() const;
+  // The sizes of the states initialized now, and the most image slots they may hold in all
+  // (kTinyJpegBoundedSlots: batch_width() + kMaxPads; otherwise no bound): for EngineCallSizes.
+  // The thread that calls Decode, between its calls.
+  std::vector<int> state_sizes() const;
+  int slot_bound() const;
   // States initialized so far (for tests: a padded call initializes none; stats). Any thread.
   int64_t state_initializations() const { return inits_.load(std::memory_order_relaxed); }
   // Nanoseconds spent making, initializing and destroying states, since creation: the engines

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codec/decoder.h"
+#include "codec/engine_call_split.h"
 #include "codec/jpeg_cpu.h"
 #include "core/clock.h"
 #include "gpu/cuda_util.h"
@@ -243,6 +244,36 @@ TEST_F(NvjpegTest, HardwareStatesKeepTheirSlotsWithinTheBound) {
   call(w, 4, w);                            // the 8's again; the (w - kMaxPads - 1)'s destroyed
   call(8, 5, w + 8);
   call(w, 5, w + 8);
+}
+
+// EngineCallSizes with full_calls_first on a real decoder: a turn a little larger than the width,
+// after calls of the full width, goes as a full call plus the rest, which fit the bound beside
+// the state of the width: one state more, none initialized again (balanced calls of about half
+// the width would have taken the width's state, and given it back on the next full call).
+TEST_F(NvjpegTest, HardwareFullCallsFirstMakeNoStateAgain) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  constexpr int kPads = NvjpegHardwareDecoder::kMaxPads;
+  const int engines = ctx_->hardware_engines();
+  // A width past 2 * kMaxPads + 8: half of w + 8 is more than kMaxPads short of w.
+  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), (2 * kPads + 16 + engines - 1) / engines, kMaxSide,
+                                          EnginePads::kTinyJpegBoundedSlots);
+  ASSERT_TRUE(hw.ok()) << hw.status().ToString();
+  NvjpegHardwareDecoder& d = **hw;
+  const int w = d.batch_width();
+  ASSERT_GT(w, 2 * kPads + 8);
+  EXPECT_EQ(d.slot_bound(), w + kPads);
+  CheckRoute(/*hardware=*/true, false, &d, w);
+  EXPECT_EQ(d.state_sizes(), std::vector<int>{w});
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<int> sizes = EngineCallSizes(w + 8, w, d.state_sizes(), d.slot_bound(), kPads, true);
+    ASSERT_EQ(sizes, (std::vector<int>{w, 8}));
+    for (int n : sizes) CheckRoute(/*hardware=*/true, false, &d, n);
+    CheckRoute(/*hardware=*/true, false, &d, w);  // back to full calls
+    EXPECT_EQ(d.state_initializations(), 2) << "round " << round;
+    EXPECT_EQ(d.state_slots(), w + 8);
+  }
+  EXPECT_EQ(EngineCallSizes(w + 8, w, d.state_sizes(), d.slot_bound(), kPads, false),
+            (std::vector<int>{(w + 9) / 2, (w + 8) / 2}));
 }
 
 TEST_F(NvjpegTest, HardwareStatesCanBeReservedAhead) {

@@ -988,13 +988,14 @@ def test_trace_says_where_the_time_goes(imagenet_folder):
         assert f" {stage}" in lines[0], lines[0]
 
 
-def hardware_epochs(folder: str, env: dict, counter: str, seed: int, prefetch: int | None = None) -> list[str]:
+def hardware_epochs(folder: str, env: dict, counter: str, seed: int, prefetch: int | None = None,
+                    batch_size: int = 6) -> list[str]:
     """Two epochs of `folder` on the engines alone in a child process with `env` added, batches of
-    6 (RandomResizedCrop 64, flip, normalize, float16): [stats()[counter], the samples on the
-    engines, then a digest of each batch], as strings."""
+    `batch_size` (RandomResizedCrop 64, flip, normalize, float16): [stats()[counter], the samples
+    on the engines, then a digest of each batch], as strings."""
     code = (f"import hashlib, sluice, sluice.transforms as ST\n"
             f"loader = sluice.Loader({folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip(), "
-            f"ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)], batch_size=6, shuffle=True, seed={seed}, "
+            f"ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)], batch_size={batch_size}, shuffle=True, seed={seed}, "
             f"device='cuda', dtype='float16', decode_route='hardware', prefetch={prefetch})\n"
             f"digests = []\n"
             f"for epoch in range(2):\n"
@@ -1048,6 +1049,26 @@ def test_engine_calls_padded_with_a_tiny_jpeg_give_the_same_batches(imagenet_fol
         assert int(out[0]) == 2, "a state was made for the calls of 6"  # 1 per engine thread
     assert tiny[2:] == smallest_file[2:], "a batch differs with tiny pads"
     assert bounded[2:] == smallest_file[2:], "a batch differs with the states' slots bounded"
+
+
+@needs_gpu
+def test_engine_turns_split_into_full_calls_first_give_the_same_batches(imagenet_folder):
+    # SLUICE_ENGINE_SPLIT=1 (an experiment, off by default): a turn larger than the engines' call
+    # width goes as full calls of the largest state first where balanced calls would initialize a
+    # state again (codec/engine_call_split.h). With one image per engine a call, batches of 24 are
+    # split into several calls either way (an H100 or H200 has 7 engines); each batch must come
+    # out bit for bit the same, every sample on the engines.
+    def run(split: str) -> list[str]:
+        return hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_SPLIT": split, "SLUICE_ENGINE_IMAGES": "1"},
+                               "engine_calls", seed=7, batch_size=24)
+
+    balanced, full_first = run("0"), run("1")
+    batches = -(-len(pairs_of(imagenet_folder)) // 24) * 2
+    assert len(balanced) == len(full_first) == 2 + batches
+    samples = 2 * len(pairs_of(imagenet_folder))
+    assert int(balanced[1]) == int(full_first[1]) == samples  # every sample on the engines
+    assert int(balanced[0]) > batches, balanced[0]  # several calls a batch
+    assert full_first[2:] == balanced[2:], "a batch differs when its engine calls are split another way"
 
 
 # --- 5. GPU memory ----------------------------------------------------------------------------

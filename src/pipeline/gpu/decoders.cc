@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "codec/engine_call_split.h"
 #include "core/env_knob.h"
 
 namespace sluice {
@@ -25,6 +26,10 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
     return ctx.status().WithPrefix(std::string("decode_route='") + DecodeRouteName(route) + "'");
   }
   d->nvjpeg_ = std::move(ctx).value();
+  // How a turn's images are split into calls (an experiment knob): 0, balanced; 1, full calls of
+  // the largest state first where balanced calls would initialize a state again.
+  static const bool full_calls_first = EnvKnob("SLUICE_ENGINE_SPLIT", 0) == 1;
+  d->full_calls_first_ = full_calls_first;
   for (int t = 0; route != DecodeRoute::kHybrid && t < kEngineThreads; ++t) {
     static const int per_engine = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_IMAGES", 32)));
     static const int max_side = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_MAX_SIDE", kEngineMaxSide)));
@@ -59,13 +64,14 @@ GpuDecoders::~GpuDecoders() {
 std::vector<size_t> GpuDecoders::DecodeOnEngines(std::span<GpuSample* const> samples, int t,
                                                  const std::function<void(size_t)>& decoded) {
   NvjpegHardwareDecoder& hw = *hw_[static_cast<size_t>(t)];
-  const size_t width = static_cast<size_t>(hw.batch_width());
-  const size_t calls = (samples.size() + width - 1) / width;
-  const size_t per_call = (samples.size() + calls - 1) / calls;
+  const std::vector<int> sizes =
+      EngineCallSizes(static_cast<int>(samples.size()), hw.batch_width(), hw.state_sizes(), hw.slot_bound(),
+                      NvjpegHardwareDecoder::kMaxPads, full_calls_first_);
   std::vector<size_t> rejected;
   std::vector<NvjpegJob> jobs;
-  for (size_t start = 0; start < samples.size(); start += per_call) {
-    const size_t end = std::min(samples.size(), start + per_call);
+  size_t start = 0;
+  for (const int size : sizes) {
+    const size_t end = start + static_cast<size_t>(size);
     jobs.clear();
     for (size_t k = start; k < end; ++k) {
       const GpuSample& s = *samples[k];
@@ -79,6 +85,7 @@ std::vector<size_t> GpuDecoders::DecodeOnEngines(std::span<GpuSample* const> sam
         rejected.push_back(k);
       }
     }
+    start = end;
   }
   return rejected;
 }

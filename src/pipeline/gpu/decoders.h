@@ -80,8 +80,8 @@ class GpuDecoders {
     if (nvjpeg_) nvjpeg_->SweepPinned();
   }
 
-  // Decodes `samples` (of one batch or several) on the engines (engine thread t), in calls of
-  // equal size of at most the decoder's batch width, into their regions; calls `decoded(k)` for
+  // Decodes `samples` (of one batch or several) on the engines (engine thread t), in calls of at
+  // most the decoder's batch width (EngineCallSizes), into their regions; calls `decoded(k)` for
   // each samples[k] a call decoded. Returns the positions k of the calls the engines rejected.
   // REQUIRES: the samples' arenas may be written (their batches' alloc_ready have passed).
   std::vector<size_t> DecodeOnEngines(std::span<GpuSample* const> samples, int t,
@@ -101,6 +101,7 @@ class GpuDecoders {
   std::vector<std::unique_ptr<CudaStream>> hw_streams_;
   std::unique_ptr<NvjpegHybridDecoder> hybrid_;
   ResizeScratch hw_scratch_[kEngineThreads];
+  bool full_calls_first_ = false;  // EngineCallSizes' choice (experiment knob SLUICE_ENGINE_SPLIT)
 };
 
 // The CPU route: libjpeg-turbo decodes the region s's last segment reads (with w's decoder, whose
