@@ -153,6 +153,18 @@ class NvjpegTest : public ::testing::Test {
     }
   }
 
+  // A hardware decoder with the states' slots bounded and a call width of at least min_width
+  // images; nullptr (a failed expectation) if it cannot be made.
+  std::unique_ptr<NvjpegHardwareDecoder> BoundedDecoder(int min_width) {
+    const int engines = ctx_->hardware_engines();
+    auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), (min_width + engines - 1) / engines, kMaxSide,
+                                            EnginePads::kTinyJpegBoundedSlots);
+    EXPECT_TRUE(hw.ok()) << hw.status().ToString();
+    if (!hw.ok()) return nullptr;
+    EXPECT_GE((*hw)->batch_width(), min_width);
+    return std::move(hw).value();
+  }
+
   std::shared_ptr<DevicePool> pool_;
   std::unique_ptr<NvjpegContext> ctx_;
 };
@@ -224,13 +236,10 @@ TEST_F(NvjpegTest, HardwareShortCallsArePaddedWithATinyJpeg) {
 TEST_F(NvjpegTest, HardwareStatesKeepTheirSlotsWithinTheBound) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
   constexpr int kPads = NvjpegHardwareDecoder::kMaxPads;
-  const int engines = ctx_->hardware_engines();
-  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), (2 * kPads + 2 + engines - 1) / engines, kMaxSide,
-                                          EnginePads::kTinyJpegBoundedSlots);
-  ASSERT_TRUE(hw.ok()) << hw.status().ToString();
-  NvjpegHardwareDecoder& d = **hw;
+  const std::unique_ptr<NvjpegHardwareDecoder> hw = BoundedDecoder(2 * kPads + 2);
+  ASSERT_NE(hw, nullptr);
+  NvjpegHardwareDecoder& d = *hw;
   const int w = d.batch_width();
-  ASSERT_GT(w, 2 * kPads + 1);
   auto call = [&](int n, int inits, int slots) {
     CheckRoute(/*hardware=*/true, false, &d, n);
     EXPECT_EQ(d.state_initializations(), inits) << "after a call of " << n;
@@ -253,14 +262,11 @@ TEST_F(NvjpegTest, HardwareStatesKeepTheirSlotsWithinTheBound) {
 TEST_F(NvjpegTest, HardwareFullCallsFirstMakeNoStateAgain) {
   if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
   constexpr int kPads = NvjpegHardwareDecoder::kMaxPads;
-  const int engines = ctx_->hardware_engines();
   // A width past 2 * kMaxPads + 8: half of w + 8 is more than kMaxPads short of w.
-  auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), (2 * kPads + 16 + engines - 1) / engines, kMaxSide,
-                                          EnginePads::kTinyJpegBoundedSlots);
-  ASSERT_TRUE(hw.ok()) << hw.status().ToString();
-  NvjpegHardwareDecoder& d = **hw;
+  const std::unique_ptr<NvjpegHardwareDecoder> hw = BoundedDecoder(2 * kPads + 9);
+  ASSERT_NE(hw, nullptr);
+  NvjpegHardwareDecoder& d = *hw;
   const int w = d.batch_width();
-  ASSERT_GT(w, 2 * kPads + 8);
   EXPECT_EQ(d.slot_bound(), w + kPads);
   CheckRoute(/*hardware=*/true, false, &d, w);
   EXPECT_EQ(d.state_sizes(), std::vector<int>{w});
