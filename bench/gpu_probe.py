@@ -254,6 +254,7 @@ def child(data: str, config: dict, seconds: float) -> None:
                       "process_mib": (poller.peak or 0) / 2**20,
                       "threads": st.get("num_threads"), "io": st.get("io_threads"), "groups": groups,
                       "engine_busy": st.get("engine_busy_seconds", 0) / max(st.get("wall_seconds", 0), 1e-9),
+                      "states": st.get("engine_state_inits", 0), "state_seconds": st.get("engine_state_seconds", 0),
                       "placed": placed}), flush=True)
     del it
     del loader  # prints the trace to stderr
@@ -401,6 +402,7 @@ def main() -> int:
               f"process {result['process_mib']:.0f} MiB, "
               f"threads {result['threads']}+{result['io']} io, engines busy {result['engine_busy']:.0%}, "
               f"engines {result.get('engine_mpix_per_s', 0):,.0f} MP/s, "
+              f"nvJPEG states made {result.get('states', 0)} ({result.get('state_seconds', 0):.2f} s), "
               f"thread groups (cores) {result['groups']}", flush=True)
         if result.get("placed"):
             print(f"    placed: {result['placed']}", flush=True)
