@@ -166,7 +166,7 @@ int NvjpegHardwareDecoder::slot_bound() const {
 }
 
 Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::MakeRoom(int n) {
-  const int bound = width_ + kMaxPads;
+  const int bound = slot_bound();
   nvjpegJpegState_t reused = nullptr;  // the state to initialize again for n
   while (state_slots() + n > bound) {
     SizedState* oldest = nullptr;
