@@ -27,15 +27,17 @@ Method (bench/torchrun_jobs.py): one job of G processes per system and GPU count
 `python -m torch.distributed.run --standalone --nproc_per_node G` (NCCL; gloo with --device cpu),
 killed with its whole process tree after --timeout seconds. Each step all-reduces a value
 computed from the batch, as DDP's gradient all-reduce keeps ranks in step. Warm-up: the first
---warmup batches of epoch 0; timed: epochs 1 to --epochs, barrier to barrier, each checked: every
-sample exactly once over all ranks. Before the first job every file is read once, so all rows find
-the data in the page cache. Every job runs with OMP_NUM_THREADS=1 (unless set), as torchrun sets it
-for several ranks. Threads per rank are the same for every GPU count (the host's CPUs / the
-largest count), so the rows scale GPUs, not cores.
+--warmup batches of epoch 0 (and with --warmup-seconds S whole epochs until S seconds have
+passed, the same wall time at every GPU count); timed: the next --epochs epochs, barrier to
+barrier, each checked: every sample exactly once over all ranks. Before the first job every file
+is read once, so all rows find the data in the page cache. Every job runs with OMP_NUM_THREADS=1
+(unless set), as torchrun sets it for several ranks. Threads per rank are the same for every GPU
+count (the host's CPUs / the largest count), so the rows scale GPUs, not cores.
 
     python bench/scaling_bench.py DATA [--gpus 1,2,4] [--systems sluice,dataloader,dali]
         [--batch-size 32] [--size 640] [--workers 8] [--threads N] [--hw-load 0.65] [--epochs 1]
-        [--decode-route auto] [--prefetch N] [--json out.json] [--logs DIR] [--device cuda|cpu] [--timeout 600]
+        [--warmup 20] [--warmup-seconds S] [--decode-route auto] [--prefetch N] [--json out.json]
+        [--logs DIR] [--device cuda|cpu] [--timeout 600]
 
 `--device cpu` runs the same jobs on the CPU (gloo; sluice device="cpu"; the DataLoader without
 pin_memory and .cuda) to check the plumbing on a machine without GPUs; its rates mean little.
@@ -53,7 +55,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import torch  # noqa: E402
 from torchrun_jobs import Rank, System, run_worker  # noqa: E402
-from torchrun_launch import common_args, machine_info, parse_common, run_and_report  # noqa: E402
+from torchrun_launch import common_args, machine_info, parse_common, run_and_report, warmup_text  # noqa: E402
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)  # = sluice.IMAGENET_MEAN / _STD
 SEED = 0
@@ -261,7 +263,7 @@ def main() -> int:
                   f"{info['sampled']} files)" if "sampled" in info else ""))
     settings = (f"batch {args.batch_size}/GPU, Resize(({args.size}, {args.size})) + Normalize -> float16 "
                 f"NCHW on {args.device}, sluice and DALI {args.threads} threads/GPU, DataLoader {args.workers} "
-                f"workers/GPU, warm-up {args.warmup} batches of epoch 0, epochs 1-{args.epochs} timed"
+                "workers/GPU, " + warmup_text(args)
                 + (f" (at most {args.max_batches} batches/rank)" if args.max_batches else "")
                 + f", timeout {args.timeout:g} s/job")
     run_and_report(os.path.abspath(__file__), systems, gpu_counts, args, meta, data_line, settings, "images",

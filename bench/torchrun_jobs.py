@@ -7,15 +7,17 @@ A benchmark's worker builds a `System` for its rank and hands it to `measure`. I
 yields (batch on the rank's device, the batch's sample ids or None). Every batch is consumed as a
 DDP step would be: a reduction on the GPU that needs the batch, all-reduced across ranks (one
 element, every step: DDP's gradient all-reduce is what keeps ranks in lockstep, modelled without
-a model). Warm-up: the first --warmup batches of epoch 0, then a barrier. Timed: epochs 1 to
---epochs, each barrier to barrier (a device synchronize first), cut at --max-batches batches per
-rank when given (then seconds per epoch are extrapolated from the rate and nothing is checked).
-Epoch seconds are the slowest rank's; the row's rate is the samples of all ranks over the timed
-epochs' seconds, its seconds per epoch their mean (single epochs of 0.3 s on 4 GPUs varied by
-30%). rank 0 prints one JSON line for the job. BENCH_NO_ALLREDUCE=1 leaves the all-reduce out (a
-probe: what keeping the ranks in step costs). BENCH_ONE_GPU_PER_RANK=1 shows each rank only its
-own GPU (CUDA_VISIBLE_DEVICES, as separate jobs have; a probe: does any thread of a rank touch
-another rank's GPU).
+a model). Warm-up: the first --warmup batches of epoch 0, then, with --warmup-seconds S, whole
+epochs until S seconds have passed since the warm-up began on every rank (the same wall time at
+any GPU count: a loader that tunes itself by time, as sluice's `auto` does, has then had as long
+at 4 GPUs as at 1), then a barrier. Timed: the next --epochs epochs, each barrier to barrier (a
+device synchronize first), cut at --max-batches batches per rank when given (then seconds per
+epoch are extrapolated from the rate and nothing is checked). Epoch seconds are the slowest
+rank's; the row's rate is the samples of all ranks over the timed epochs' seconds, its seconds
+per epoch their mean (single epochs of 0.3 s on 4 GPUs varied by 30%). rank 0 prints one JSON
+line for the job. BENCH_NO_ALLREDUCE=1 leaves the all-reduce out (a probe: what keeping the ranks
+in step costs). BENCH_ONE_GPU_PER_RANK=1 shows each rank only its own GPU (CUDA_VISIBLE_DEVICES,
+as separate jobs have; a probe: does any thread of a rank touch another rank's GPU).
 """
 from __future__ import annotations
 
@@ -74,6 +76,12 @@ class Rank:
         self.sync()
         self.dist.all_reduce(torch.ones(1, device=self.device))
         self.sync()
+
+    def max(self, value: float) -> float:
+        """The largest of every rank's value (all ranks get it)."""
+        t = torch.tensor([value], dtype=torch.float64, device=self.device)
+        self.dist.all_reduce(t, op=self.dist.ReduceOp.MAX)
+        return float(t.item())
 
     def gather(self, obj) -> list:
         everyone = [None] * self.world
@@ -180,13 +188,20 @@ def measure(rank: Rank, system: System, args) -> dict | None:
             rank.dist.all_reduce(r)  # async with NCCL, as DDP's is
         sink.add_(r)
 
+    t_warm = time.perf_counter()
     warmup = min(args.warmup, system.num_batches)
     for batch, _ in system.epoch(0, warmup):
         step(batch)
+    warm_epochs = 0
+    while args.warmup_seconds > 0 and rank.max(time.perf_counter() - t_warm) < args.warmup_seconds:
+        warm_epochs += 1
+        for batch, _ in system.epoch(warm_epochs, None):
+            step(batch)
     rank.barrier()
+    warm_seconds = rank.max(time.perf_counter() - t_warm)  # the longest rank's
     cut = bool(args.max_batches) and args.max_batches < system.num_batches
     epochs = []
-    for e in range(1, args.epochs + 1):
+    for e in range(warm_epochs + 1, warm_epochs + args.epochs + 1):
         everyone = rank.gather(timed_epoch(rank, system, e, args.max_batches if cut else None, step))
         if rank.rank == 0:
             epochs.append(epoch_row(everyone, system, cut))
@@ -200,6 +215,7 @@ def measure(rank: Rank, system: System, args) -> dict | None:
             "epoch_time": "extrapolated" if cut else "measured", "rate": rate,
             "total_samples": first["samples"], "dataset_size": system.dataset_size, "pads": system.pads,
             "batches_per_rank": system.num_batches, "warmup_batches": warmup,
+            "warmup_epochs": warm_epochs, "warmup_seconds": round(warm_seconds, 2),
             "max_batches": args.max_batches if cut else None,
             "exactly_once": (all(c["exactly_once"] for c in checks) if checks else None),
             "epochs_checked": len(checks), "epochs": epochs, **system.extra(),

@@ -336,6 +336,8 @@ def common_args(ap, systems: dict, batch_size: int, warmup: int) -> None:
                     help="threads per rank for the loaders that take them (default: the host's CPUs / "
                          "the largest GPU count in --gpus, the same for every job)")
     ap.add_argument("--warmup", type=int, default=warmup, help="warm-up batches of epoch 0")
+    ap.add_argument("--warmup-seconds", type=float, default=0.0,
+                    help="then whole warm-up epochs until this many seconds since the warm-up began")
     ap.add_argument("--epochs", type=int, default=1, help="epochs timed (each checked: exactly once)")
     ap.add_argument("--max-batches", type=int, default=0,
                     help="cut each timed epoch at this many batches per rank (s/epoch extrapolated, not checked)")
@@ -347,6 +349,13 @@ def common_args(ap, systems: dict, batch_size: int, warmup: int) -> None:
     ap.add_argument("--_worker", choices=systems, dest="system", help=argparse.SUPPRESS)
 
 
+def warmup_text(args) -> str:
+    """The settings line's words for the warm-up and the timed epochs."""
+    more = f" + whole epochs to {args.warmup_seconds:g} s" if args.warmup_seconds else ""
+    first = "the next" if args.warmup_seconds else "epochs 1-"
+    return f"warm-up {args.warmup} batches of epoch 0{more}, {first}{args.epochs}{' epochs' if more else ''} timed"
+
+
 def parse_common(ap, args, systems: dict) -> tuple[list, list]:
     """(GPU counts, systems) from the common options, and args.threads resolved."""
     try:
@@ -356,8 +365,8 @@ def parse_common(ap, args, systems: dict) -> tuple[list, list]:
     names = [s.strip().lower() for s in args.systems.split(",") if s.strip()]
     if not gpu_counts or min(gpu_counts) < 1 or not names or set(names) - set(systems):
         ap.error(f"--gpus needs counts >= 1 and --systems a list of {', '.join(systems)}")
-    if args.epochs < 1 or args.max_batches < 0 or args.warmup < 0:
-        ap.error("--epochs must be >= 1, --max-batches and --warmup >= 0")
+    if args.epochs < 1 or args.max_batches < 0 or args.warmup < 0 or args.warmup_seconds < 0:
+        ap.error("--epochs must be >= 1, --max-batches, --warmup and --warmup-seconds >= 0")
     args.threads = args.threads or max(1, len(os.sched_getaffinity(0)) // max(gpu_counts))
     return gpu_counts, names
 

@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import torch  # noqa: E402
 from torchrun_jobs import Rank, System, run_worker  # noqa: E402
-from torchrun_launch import common_args, machine_info, parse_common, run_and_report  # noqa: E402
+from torchrun_launch import common_args, machine_info, parse_common, run_and_report, warmup_text  # noqa: E402
 from video_bench import size_arg  # noqa: E402
 from video_peers import MEAN, STD, TorchcodecClips, pyav_items  # noqa: E402
 
@@ -156,7 +156,7 @@ def main() -> int:
                  f"{len(videos):,} clips an epoch")
     settings = (f"clips of {args.sequence_length} frames {args.stride} apart, batch {args.batch_size}/GPU, "
                 f"{args.out_size[0]}x{args.out_size[1]} float16, {args.threads} threads/GPU, torchcodec "
-                f"{args.workers} workers/GPU, warm-up {args.warmup} batches, epochs 1-{args.epochs} timed"
+                f"{args.workers} workers/GPU, " + warmup_text(args)
                 + (f" (at most {args.max_batches} batches/rank)" if args.max_batches else ""))
     run_and_report(os.path.abspath(__file__), systems, gpu_counts, args, meta, data_line, settings, "clips",
                    {"data": data_line}, ours="sluice-cuda")

@@ -110,6 +110,20 @@ def test_images_two_epochs_on_one_and_two_ranks_each_exactly_once(tmp_path):
     assert rows[("sluice", 2)]["epochs"][0]["per_rank_samples"] == [20, 20]
 
 
+def test_a_warmup_in_seconds_runs_whole_epochs_before_the_timed_ones(tmp_path):
+    # --warmup-seconds: untimed whole epochs until that long has passed on every rank, then the
+    # timed epochs, numbered after them and each still exactly once.
+    data = tmp_path / "data"
+    datasets.make_dataset(str(data), num_images=40, num_classes=2, width=(48, 64), progress=False)
+    rows = run("scaling_bench.py", data, tmp_path, "--systems", "sluice", "--size", "32", "--batch-size", "8",
+               "--warmup", "1", "--warmup-seconds", "1.5")
+    for gpus in (1, 2):
+        row = rows[("sluice", gpus)]
+        assert "error" not in row, row
+        assert row["warmup_epochs"] >= 1 and row["warmup_seconds"] >= 1.5, row
+        assert row["exactly_once"] is True and row["epochs_checked"] == 2, row
+
+
 def test_images_cut_epochs_are_extrapolated_and_not_checked(tmp_path):
     data = tmp_path / "data"
     datasets.make_dataset(str(data), num_images=40, num_classes=2, width=(48, 64), progress=False)
