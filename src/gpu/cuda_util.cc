@@ -11,8 +11,10 @@ CudaStream::~CudaStream() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
-Status CudaStream::Create() {
-  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+Status CudaStream::Create(bool high_priority) {
+  int least = 0, greatest = 0;
+  if (high_priority) SLUICE_CUDA_RETURN_IF_ERROR(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
   return Status::OK();
 }
 

@@ -28,7 +28,9 @@ class CudaStream {
   ~CudaStream();
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;
-  Status Create();
+  // high_priority: the current device's greatest stream priority, so that the GPU starts this
+  // stream's waiting kernels before those of default-priority streams; otherwise the default.
+  Status Create(bool high_priority = false);
   cudaStream_t get() const { return stream_; }
 
  private:

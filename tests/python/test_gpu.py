@@ -1071,6 +1071,20 @@ def test_engine_turns_split_into_full_calls_first_give_the_same_batches(imagenet
     assert full_first[2:] == balanced[2:], "a batch differs when its engine calls are split another way"
 
 
+@needs_gpu
+def test_engine_streams_at_high_priority_give_the_same_batches(imagenet_folder):
+    # SLUICE_ENGINE_PRIORITY=1 (an experiment, off by default): the engine threads' streams at the
+    # device's greatest priority. Only when the GPU starts their work may change: each batch must
+    # come out bit for bit the same, every sample on the engines.
+    def run(priority: str) -> list[str]:
+        return hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_PRIORITY": priority}, "engine_calls", seed=11)
+
+    default, high = run("0"), run("1")
+    assert int(default[1]) == int(high[1]) == 2 * len(pairs_of(imagenet_folder))
+    assert len(high) == len(default) > 2
+    assert high[2:] == default[2:], "a batch differs with the engine streams at high priority"
+
+
 # --- 5. GPU memory ----------------------------------------------------------------------------
 
 @needs_gpu

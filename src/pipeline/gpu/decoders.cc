@@ -47,8 +47,12 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
     static const std::vector<int> reserved = EnvKnobInts("SLUICE_ENGINE_STATES");
     for (int n : reserved) SLUICE_RETURN_IF_ERROR((*hw)->Reserve(n).WithPrefix("SLUICE_ENGINE_STATES"));
     d->hw_.push_back(std::move(hw).value());
+    // An experiment knob: the engine streams at the device's greatest priority, so that nvJPEG's
+    // kernels around the engines' work (a colour conversion per image) wait less behind the
+    // batches' own kernels, as they may where the transforms are heavy (the seed pipeline).
+    static const bool high_priority = EnvKnob("SLUICE_ENGINE_PRIORITY", 0) == 1;
     d->hw_streams_.push_back(std::make_unique<CudaStream>());
-    SLUICE_RETURN_IF_ERROR(d->hw_streams_.back()->Create());
+    SLUICE_RETURN_IF_ERROR(d->hw_streams_.back()->Create(high_priority));
   }
   SLUICE_ASSIGN_OR_RETURN(d->hybrid_, NvjpegHybridDecoder::Create(d->nvjpeg_.get(), threads));
   return d;
