@@ -14,6 +14,7 @@
 #   JOB_TIMEOUT); each job's stderr in $OUT, gdb stacks of the ranks of a job that hangs; then,
 #   with EPOCHS20 (GPU counts, e.g. "2 4"), 20 epochs of sluice `auto`, each checked
 #   (SCALING_MAIN=0: those only). SCALING_VARIANTS: one run per set of experiment knobs (below).
+#   SCALING_ARGS="--epochs 4 --warmup-seconds 6": untimed epochs until 6 s, the same at every count.
 #   scalingfree: scaling's 1-GPU job alone, then one per GPU at once (no NCCL; see below).
 #   videoscaling: bench/video_scaling.py on videobench's videos: sluice on NVDEC (whole epochs),
 #   then VS_SLOW (default dali,sluice-cpu; torchcodec needs its wheel) cut at VS_MAX_BATCHES
@@ -327,6 +328,11 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
         --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-120}" ${SCALING_ARGS:-} \
         --json "$OUT/scaling_$route$tag.json" --logs "$OUT/logs_$route$tag" 2>&1 | tee -a "$OUT/scaling.log" |
         grep -v "^    "
+      # The ranks' trace summaries (SLUICE_TRACE) into the log: the device tool brings back only
+      # a few files, and a run's per-rank logs may not be among them.
+      case "$variant" in *SLUICE_TRACE*)
+        grep -H "sluice trace: [0-9]" "$OUT/logs_$route$tag"/*.stderr 2>/dev/null | cut -c1-600 | tee -a "$OUT/scaling.log" ;;
+      esac
     done
   done
   for g in ${EPOCHS20:-}; do
