@@ -68,9 +68,10 @@ GpuDecoders::~GpuDecoders() {
 std::vector<size_t> GpuDecoders::DecodeOnEngines(std::span<GpuSample* const> samples, int t,
                                                  const std::function<void(size_t)>& decoded) {
   NvjpegHardwareDecoder& hw = *hw_[static_cast<size_t>(t)];
-  const std::vector<int> sizes =
-      EngineCallSizes(static_cast<int>(samples.size()), hw.batch_width(), hw.state_sizes(), hw.slot_bound(),
-                      NvjpegHardwareDecoder::kMaxPads, full_calls_first_);
+  // Balanced calls need no state sizes: only the experiment knob reads them (a vector a turn).
+  const std::vector<int> states = full_calls_first_ ? hw.state_sizes() : std::vector<int>{};
+  const std::vector<int> sizes = EngineCallSizes(static_cast<int>(samples.size()), hw.batch_width(), states,
+                                                 hw.slot_bound(), NvjpegHardwareDecoder::kMaxPads, full_calls_first_);
   std::vector<size_t> rejected;
   std::vector<NvjpegJob> jobs;
   size_t start = 0;
