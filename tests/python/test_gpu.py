@@ -989,21 +989,21 @@ def test_trace_says_where_the_time_goes(imagenet_folder):
 
 
 def hardware_epochs(folder: str, env: dict, counter: str, seed: int, prefetch: int | None = None,
-                    batch_size: int = 6) -> list[str]:
-    """Two epochs of `folder` on the engines alone in a child process with `env` added, batches of
-    `batch_size` (RandomResizedCrop 64, flip, normalize, float16): [stats()[counter], the samples
-    on the engines, then a digest of each batch], as strings."""
+                    batch_size: int = 6, route: str = "hardware") -> list[str]:
+    """Two epochs of `folder` on one route (the engines alone by default) in a child process with
+    `env` added, batches of `batch_size` (RandomResizedCrop 64, flip, normalize, float16):
+    [stats()[counter], the samples on that route, then a digest of each batch], as strings."""
     code = (f"import hashlib, sluice, sluice.transforms as ST\n"
             f"loader = sluice.Loader({folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip(), "
             f"ST.Normalize(sluice.IMAGENET_MEAN, sluice.IMAGENET_STD)], batch_size={batch_size}, shuffle=True, "
-            f"seed={seed}, device='cuda', dtype='float16', decode_route='hardware', prefetch={prefetch})\n"
+            f"seed={seed}, device='cuda', dtype='float16', decode_route={route!r}, prefetch={prefetch})\n"
             f"digests = []\n"
             f"for epoch in range(2):\n"
             f"    loader.set_epoch(epoch)\n"
             f"    for images, labels in loader:\n"
             f"        digests.append(hashlib.sha256(images.cpu().numpy().tobytes()).hexdigest()[:16])\n"
             f"st = loader.stats()\n"
-            f"print(st[{counter!r}], st['route_samples']['hardware'], *digests)\n")
+            f"print(st[{counter!r}], st['route_samples'][{route!r}], *digests)\n")
     p = run_child(code, env=env)
     assert p.returncode == 0, p.stderr
     return p.stdout.split()
@@ -1083,6 +1083,21 @@ def test_engine_streams_at_high_priority_give_the_same_batches(imagenet_folder):
     assert int(default[1]) == int(high[1]) == 2 * len(pairs_of(imagenet_folder))
     assert len(high) == len(default) > 2
     assert high[2:] == default[2:], "a batch differs with the engine streams at high priority"
+
+
+@needs_gpu
+def test_cpu_route_read_across_the_bus_gives_the_same_batches(imagenet_folder):
+    # SLUICE_CPU_ZEROCOPY=1 (an experiment, off by default): the finishing kernel reads the CPU
+    # route's pinned buffers directly instead of device copies of them. Only where the bytes are
+    # read from changes: each batch must come out bit for bit the same, every sample on the CPU.
+    def run(zero_copy: str) -> list[str]:
+        return hardware_epochs(imagenet_folder, {"SLUICE_CPU_ZEROCOPY": zero_copy}, "batches", seed=5,
+                               route="cpu")
+
+    default, zero_copy = run("0"), run("1")
+    assert int(default[1]) == int(zero_copy[1]) == 2 * len(pairs_of(imagenet_folder))
+    assert len(zero_copy) == len(default) > 2
+    assert zero_copy[2:] == default[2:], "a batch differs with the CPU route read across the bus"
 
 
 # --- 5. GPU memory ----------------------------------------------------------------------------

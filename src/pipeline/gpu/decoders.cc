@@ -109,10 +109,18 @@ Status DecodeOnCpu(const SampleProcessor& processor, GpuSample* s, WorkerScratch
   s->staging = pinned->Allocate(s->region_bytes);
   if (!s->staging) return ResourceExhausted("cannot allocate ", s->region_bytes, " bytes of pinned memory");
   for (int y = 0; y < view.height; ++y) std::memcpy(s->staging.get() + row * static_cast<size_t>(y), view.row(y), row);
+  s->roi = Rect{0, 0, view.width, view.height};
+  // Experiment knob SLUICE_CPU_ZEROCOPY=1: the finishing kernel reads the pinned buffer across the
+  // bus (pinned memory is mapped at the same address under unified addressing, and the batch keeps
+  // it until its kernel is done), so the sample makes no CUDA call here at all.
+  static const bool zero_copy = EnvKnob("SLUICE_CPU_ZEROCOPY", 0) == 1;
+  if (zero_copy) {
+    s->region = s->staging.get();
+    return Status::OK();
+  }
   SLUICE_ASSIGN_OR_RETURN(void* region, pool->Allocate(s->region_bytes, stream));
   s->region = static_cast<uint8_t*>(region);
   s->own_region = true;
-  s->roi = Rect{0, 0, view.width, view.height};
   SLUICE_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(s->region, s->staging.get(), s->region_bytes, cudaMemcpyHostToDevice, stream));
   return Status::OK();

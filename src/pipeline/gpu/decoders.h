@@ -106,7 +106,8 @@ class GpuDecoders {
 
 // The CPU route: libjpeg-turbo decodes the region s's last segment reads (with w's decoder, whose
 // turn it is), into pinned memory from `pinned`, uploaded on `stream` into memory from `pool`,
-// which s then owns (s->own_region).
+// which s then owns (s->own_region); with SLUICE_CPU_ZEROCOPY=1 (an experiment) s->region is the
+// pinned buffer itself, read by the kernel across the bus.
 Status DecodeOnCpu(const SampleProcessor& processor, GpuSample* s, WorkerScratch* w, HostPool* pinned, DevicePool* pool,
                    cudaStream_t stream, StageCounters* counters);
 
