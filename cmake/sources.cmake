@@ -44,6 +44,7 @@ set(SLUICE_SOURCES
   src/kernels/color/color_cpu.cc
   src/kernels/yuv/yuv_cpu.cc
   src/kernels/warp/warp_cpu.cc
+  src/kernels/warp/warp_window.cc
   src/kernels/warp/affine_matrix.cc
   src/kernels/erase/erase_cpu.cc
   src/kernels/filter/filter_cpu.cc

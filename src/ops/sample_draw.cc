@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "kernels/warp/warp_window.h"
+
 namespace sluice {
 
 namespace {
@@ -93,6 +95,7 @@ Status SampleDraw::FinishSegment() {
   p.antialias = antialias_;
   for (size_t c = 0; c < 3; ++c) p.fill[c] = fill_[c];
   out_->warps[k] = warp_;
+  WindowWarpSource(&p, &out_->warps[k]);  // the resample makes only what the warp reads
   const int w = width(), h = height();
   x_ = Axis::Identity(w);
   y_ = Axis::Identity(h);

@@ -177,12 +177,18 @@ TEST(PlanTest, WarpsJoinTheSegmentTheyFollow) {
   SampleGeometry g;
   ASSERT_TRUE(plan->Draw(500, 375, SampleKey{1, 2, 3}, &g).ok());
   ASSERT_EQ(g.num_segments, 1);
-  EXPECT_EQ(g.segments[0].x.out_len, 357);
-  EXPECT_EQ(g.segments[0].y.out_len, 268);
+  EXPECT_EQ(g.segments[0].x.resized_len, 357);
+  EXPECT_EQ(g.segments[0].y.resized_len, 268);
   const WarpParams& w = g.warps[0];
   ASSERT_TRUE(w.enabled);
   EXPECT_EQ(w.src_w, 357);
   EXPECT_EQ(w.src_h, 268);
+  // The resize makes only the window the warp reads (warp_window.h): narrower than 357 here.
+  EXPECT_EQ(g.segments[0].x.out_off, w.src_x0);
+  EXPECT_EQ(g.segments[0].y.out_off, w.src_y0);
+  EXPECT_LT(g.segments[0].x.out_len, 357);
+  EXPECT_LE(w.src_x0 + g.segments[0].x.out_len, 357);
+  EXPECT_LE(w.src_y0 + g.segments[0].y.out_len, 268);
   EXPECT_EQ(g.out_width(0), 224);
   EXPECT_EQ(g.out_height(0), 224);
   SampleRng crop_rng(1, 2, 3, 2);

@@ -17,7 +17,7 @@ WarpFinishKernel(const GpuWarpSample* samples, const int32_t* table, GpuFinish f
   const int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (p >= static_cast<int64_t>(out_w) * out_h) return;
   const int l = static_cast<int>(p / out_w), k = static_cast<int>(p - static_cast<int64_t>(l) * out_w);
-  const int src_w = s.warp.src_w, src_h = s.warp.src_h;
+  const int src_w = s.taps_w, src_h = s.taps_h;  // the buffer's pixels (warp.src_x0, src_y0 on)
   const int32_t* x_first = table + s.taps.x_taps;
   const int32_t* x_count = x_first + src_w;
   const int32_t* x_coef = x_count + src_w;
@@ -61,6 +61,8 @@ WarpFinishKernel(const GpuWarpSample* samples, const int32_t* table, GpuFinish f
 void PackWarpSample(const ResizeParams& p, const WarpParams& w, int64_t offset, int32_t* table,
                     ResizeScratch* scratch, GpuWarpSample* s) {
   s->taps = PackTapTables(p, offset, table, scratch);
+  s->taps_w = p.x.out_len;
+  s->taps_h = p.y.out_len;
   std::memcpy(s->fill, p.fill, sizeof(s->fill));
   s->warp = w;
 }

@@ -27,7 +27,8 @@ struct GpuWarpSample {
   int64_t in_pitch = 0;
   int in_h = 0, in_w = 0;
   void* out = nullptr;  // warp.y.len x warp.x.len pixels of the finish dtype and layout
-  TapTables taps;       // the resample's tables: warp.src_w and warp.src_h entries
+  TapTables taps;       // the resample's tables: taps_w and taps_h entries
+  int taps_w = 0, taps_h = 0;  // the resample's output: the warp's source, or its window
   uint8_t fill[3] = {0, 0, 0};  // the resample's padding
   WarpParams warp;
   const EraseOps* erase = nullptr;  // erased rectangles (device memory), or none

@@ -16,6 +16,7 @@
 #include "kernels/finish/finish_cpu.h"
 #include "kernels/warp/affine_matrix.h"
 #include "kernels/warp/warp_cpu.h"
+#include "kernels/warp/warp_window.h"
 
 namespace sluice {
 namespace {
@@ -180,6 +181,17 @@ TEST_F(WarpGpuTest, SeedGeometryMatchesCpuExactly) {
   const auto cases = MakeCases(24, 7, SeedGeometry);
   RunCompare(cases, DType::kFloat32, Layout::kNCHW, true);
   RunCompare(cases, DType::kFloat16, Layout::kNCHW, true);
+  RunCompare(cases, DType::kUInt8, Layout::kNHWC, false);
+}
+
+// The resample narrowed to what the warp reads (warp_window.h): the tap tables then cover the
+// window, and the warp fetches from it.
+TEST_F(WarpGpuTest, NarrowedSeedGeometryMatchesCpuExactly) {
+  std::vector<Case> cases = MakeCases(24, 9, SeedGeometry);
+  int narrowed = 0;
+  for (Case& c : cases) narrowed += WindowWarpSource(&c.params, &c.warp) ? 1 : 0;
+  ASSERT_GT(narrowed, 12);
+  RunCompare(cases, DType::kFloat32, Layout::kNCHW, true);
   RunCompare(cases, DType::kUInt8, Layout::kNHWC, false);
 }
 

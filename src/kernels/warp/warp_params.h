@@ -41,6 +41,9 @@ struct WarpParams {
   bool enabled = false;
   WarpFilter filter = WarpFilter::kNearest;
   int src_w = 0, src_h = 0;  // the image the warp reads
+  // The buffer the warp fetches from holds that image's pixels from (src_x0, src_y0) on: a window
+  // around every pixel it reads (warp_window.h), or the whole image (0, 0).
+  int src_x0 = 0, src_y0 = 0;
   int out_w = 0, out_h = 0;  // the warped image: src_w x src_h, or expand=True's bounding box
   double m[6] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0};  // torchvision's inverse matrix (centred)
   uint8_t fill[3] = {0, 0, 0};      // points outside the source image
@@ -134,8 +137,8 @@ SLUICE_HD void PerspectivePoint(const WarpParams& p, int j, int i, double* sx, d
 template <typename Fetch>
 SLUICE_HD void SamplePoint(const WarpParams& p, double sx, double sy, const Fetch& fetch, uint8_t out[3]);
 
-// Output pixel (k, l) of the window into out[3]. fetch(x, y, rgb) reads source pixel (x, y),
-// 0 <= x < src_w, 0 <= y < src_h.
+// Output pixel (k, l) of the window into out[3]. fetch(x, y, rgb) reads pixel (x, y) of the
+// buffer, source pixel (src_x0 + x, src_y0 + y), 0 <= src_x0 + x < src_w, 0 <= src_y0 + y < src_h.
 template <typename Fetch>
 SLUICE_HD void WarpPixel(const WarpParams& p, int k, int l, const Fetch& fetch, uint8_t out[3]) {
   const int j = p.x.Index(k), i = p.y.Index(l);
@@ -155,13 +158,14 @@ SLUICE_HD void WarpPixel(const WarpParams& p, int k, int l, const Fetch& fetch, 
 }
 
 // grid_sample at source point (sx, sy) of the p.src_w x p.src_h source with p's filter and
-// fill: the pixel at the rounded point, or the bilinear blend with the fill mask.
+// fill: the pixel at the rounded point, or the bilinear blend with the fill mask (fetched from
+// the buffer that starts at (p.src_x0, p.src_y0)).
 template <typename Fetch>
 SLUICE_HD void SamplePoint(const WarpParams& p, double sx, double sy, const Fetch& fetch, uint8_t out[3]) {
   if (p.filter == WarpFilter::kNearest) {
     const double rx = warp::RoundEven(sx), ry = warp::RoundEven(sy);
     if (rx >= 0.0 && rx < p.src_w && ry >= 0.0 && ry < p.src_h) {
-      fetch(static_cast<int>(rx), static_cast<int>(ry), out);
+      fetch(static_cast<int>(rx) - p.src_x0, static_cast<int>(ry) - p.src_y0, out);
     } else {
       out[0] = p.fill[0], out[1] = p.fill[1], out[2] = p.fill[2];
     }
@@ -179,7 +183,7 @@ SLUICE_HD void SamplePoint(const WarpParams& p, double sx, double sy, const Fetc
     if (fx + dx < 0.0 || fx + dx >= p.src_w || fy + dy < 0.0 || fy + dy >= p.src_h) continue;
     const double w = Mul(wx[dx], wy[dy]);
     uint8_t px[3];
-    fetch(static_cast<int>(fx) + dx, static_cast<int>(fy) + dy, px);
+    fetch(static_cast<int>(fx) + dx - p.src_x0, static_cast<int>(fy) + dy - p.src_y0, px);
     for (int ch = 0; ch < 3; ++ch) v[ch] = Add(v[ch], Mul(static_cast<double>(px[ch]), w));
     mask = Add(mask, w);
   }
