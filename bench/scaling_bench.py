@@ -103,8 +103,8 @@ def sluice_system(args, rank: Rank) -> System:
         st = loader.stats()
         keys = ("gpu_memory_in_use", "gpu_memory_reserved", "gpu_memory_reserved_nvjpeg", "gpu_memory_allocated",
                 "gpu_memory_allocated_nvjpeg", "gpu_memory_peak", "gpu_pool_overflows", "engine_state_inits",
-                "engine_state_seconds", "route_samples", "gpu_local_cpus", "engine_busy_seconds", "wall_seconds",
-                "stage_seconds", "stage_cpu_seconds", "wait_seconds")
+                "engine_state_seconds", "route_samples", "route_pixels", "gpu_local_cpus", "engine_busy_seconds",
+                "wall_seconds", "stage_seconds", "stage_cpu_seconds", "wait_seconds")
         return {key: st[key] for key in keys if key in st}
 
     prefetch = f", prefetch {args.prefetch}" if args.prefetch else ""

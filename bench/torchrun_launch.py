@@ -179,6 +179,33 @@ def off_engine_shares(epochs: list) -> list:
     return out
 
 
+def engine_rates(epochs: list) -> list:
+    """Each rank's engines in each timed epoch but the first: [busy share, images per busy second,
+    megapixels per busy second] (from the loader's running route counts, engine and wall seconds
+    after each epoch; megapixels None where the loader does not count them). An epoch slower than
+    the others with the same busy share and fewer megapixels per busy second is the engines' own
+    slowing, not a feeding gap; fewer images at the same megapixels, larger files left to them."""
+    after = [x.get("per_rank_after") or [] for x in epochs]
+    keys = ("route_samples", "engine_busy_seconds", "wall_seconds")
+    if len(after) < 2 or not all(len(a) == len(after[0]) and all(k in r for r in a for k in keys) for a in after):
+        return []
+    out = []
+    for rank in range(len(after[0])):
+        row = []
+        for before, now in zip(after, after[1:]):
+            b, a = before[rank], now[rank]
+            busy = a["engine_busy_seconds"] - b["engine_busy_seconds"]
+            wall = a["wall_seconds"] - b["wall_seconds"]
+            images = a["route_samples"].get("hardware", 0) - b["route_samples"].get("hardware", 0)
+            pixels = None
+            if "route_pixels" in a and "route_pixels" in b:
+                pixels = a["route_pixels"].get("hardware", 0) - b["route_pixels"].get("hardware", 0)
+            row.append([round(busy / wall, 2) if wall > 0 else None, round(images / busy) if busy > 0 else None,
+                        round(pixels / busy / 1e6) if busy > 0 and pixels is not None else None])
+        out.append(row)
+    return out
+
+
 def engine_busy_shares(epochs: list) -> list:
     """Each rank's engines' busy share from the end of the first timed epoch to the end of the
     last (from the loader's running engine and wall seconds after each epoch): a rank slower than
@@ -259,6 +286,10 @@ def print_row(r: dict, unit: str) -> None:
         shares = off_engine_shares(r["epochs"])
         if shares:
             print(f"    share of each rank's images decoded off the engines, epoch by epoch: {shares}", flush=True)
+        rates = engine_rates(r["epochs"])
+        if rates:
+            print(f"    each rank's engines, epoch by epoch: [busy share, images and megapixels per busy second]: "
+                  f"{rates}", flush=True)
         after = [x["per_rank_after"][0] for x in r["epochs"] if x.get("per_rank_after")]
         mib = 2**20
         for key, what, unit in (("gpu_memory_in_use", "GPU memory in use (pending frees included), MiB", mib),

@@ -16,7 +16,7 @@ from sluice import datasets
 pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from torchrun_jobs import exactly_once, host_shares  # noqa: E402
-from torchrun_launch import engine_busy_shares, off_engine_shares, rank_args, stage_rates  # noqa: E402
+from torchrun_launch import engine_busy_shares, engine_rates, off_engine_shares, rank_args, stage_rates  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PYTHON_DIR, os.environ.get("PYTHONPATH")])))
 
@@ -48,6 +48,24 @@ def test_each_ranks_engine_busy_share_is_taken_between_the_first_and_last_epoch(
     assert engine_busy_shares(epochs) == [0.75, 0.25]
     assert engine_busy_shares(epochs[:1]) == []  # one epoch: no interval
     assert engine_busy_shares([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # the CPU path
+
+
+def test_each_ranks_engine_rate_is_taken_epoch_by_epoch():
+    def after(*ranks):
+        return {"per_rank_after": [{"route_samples": {"hardware": h, "cpu": 0},
+                                    "route_pixels": {"hardware": h * 200_000},
+                                    "engine_busy_seconds": b, "wall_seconds": w} for h, b, w in ranks]}
+    # Rank 0: 800 images of 0.2 MP in 0.8 busy s of a 1-s epoch, then 600 in 0.8 s of 1 s (the
+    # engines slower); rank 1: 500 in 0.5 s of 1 s, then none (idle).
+    epochs = [after((100, 1.0, 2.0), (0, 0.5, 2.0)), after((900, 1.8, 3.0), (500, 1.0, 3.0)),
+              after((1500, 2.6, 4.0), (500, 1.0, 4.0))]
+    assert engine_rates(epochs) == [[[0.8, 1000, 200], [0.8, 750, 150]], [[0.5, 1000, 200], [0.0, None, None]]]
+    for e in epochs:  # a loader that does not count pixels: no megapixels
+        for r in e["per_rank_after"]:
+            del r["route_pixels"]
+    assert engine_rates(epochs)[0] == [[0.8, 1000, None], [0.8, 750, None]]
+    assert engine_rates(epochs[:1]) == []  # one epoch: nothing between epochs
+    assert engine_rates([{"per_rank_after": [{}]}, {"per_rank_after": [{}]}]) == []  # the CPU path
 
 
 def test_each_ranks_stage_rates_are_taken_between_the_first_and_last_epoch():
