@@ -32,8 +32,9 @@ struct LoaderOptions {
                                             // torchrun's local processes: LOCAL_WORLD_SIZE),
                                             // minus the cores that feed the GPU's JPEG engines
                                             // on the GPU path with decode_route auto
-  std::optional<int> io_threads;            // file-reading threads, >= 1; unset: 2 (4 on the
-                                            // GPU path, where they also parse headers)
+  std::optional<int> io_threads;            // file-reading threads, >= 1; unset: 2 (GPU path,
+                                            // where they also parse headers: 4, and 8 for
+                                            // batches over 64)
   std::optional<int> prefetch;              // batches prepared ahead of the consumer, >= 1;
                                             // unset: 2 (GPU path: enough for 128 images, 2-8)
   int rank = 0;                             // this process's part of every epoch: global

@@ -58,7 +58,8 @@ class Loader:
             ``"skip"`` leaves bad samples out and lists them in :meth:`stats`.
         num_threads: compute threads (default: every CPU this process may use, divided among
             the processes torchrun starts on this machine, ``LOCAL_WORLD_SIZE``).
-        io_threads: file-reading threads (default 2; 4 on the GPU, where they also parse headers).
+        io_threads: file-reading threads (default 2; on the GPU, where they also parse headers, 4,
+            and 8 for batches of over 64).
         prefetch: batches prepared ahead of the consumer (default 2; on the GPU, enough batches
             for 128 images, 2 to 8, at least 4 for batches of up to 64). The automatic values
             (``None`` or ``"auto"``) are decided in C++; the tuner adjusts them while it runs

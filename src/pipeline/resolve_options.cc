@@ -56,7 +56,7 @@ LoaderOptions ResolveOptions(LoaderOptions o) {
   const int cpus = ThreadPool::CpuShare();  // this rank's share under torchrun
   const bool engines_fed = gpu && o.decode_route == DecodeRoute::kAuto && cpus > 2 * kFeederCores;
   if (!o.num_threads) o.num_threads = engines_fed ? std::max(cpus / 2, cpus - kFeederCores) : cpus;
-  if (!o.io_threads) o.io_threads = gpu ? 4 : 2;
+  if (!o.io_threads) o.io_threads = gpu ? GpuIoThreads(o.batch_size) : 2;
   if (!o.prefetch) o.prefetch = gpu ? GpuPrefetch(o.batch_size) : 2;
   return o;
 }

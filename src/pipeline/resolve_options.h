@@ -46,6 +46,16 @@ constexpr int GpuPrefetch(int batch_size) {
 // 211 MiB on dataset (a)). Without the try the pool peaked at 576 MiB on (a), the process at
 // 1,300 MiB instead of 1,588 (one H200 call, 2026-11-29, docs/benchmarks.md).
 inline constexpr int kMaxTunedIoThreads = 8;
+
+// The GPU path's automatic I/O threads (which also parse headers there): 4 for batches of up to
+// kSmallBatch, whose prefetch is 4 (there 4 came out above 8 on dataset (b) in issue 19's sweeps),
+// kMaxTunedIoThreads for larger ones, whose prefetch is 2. Starting at 4, the tuner must see 8
+// gain 3% in two windows in a row beside the route scheduler's own probes: in one H200 call
+// (2026-11-30, issue 16, batch 256) it took 8 in all four rows on dataset (a) and none of the six
+// on the seed pipeline, where 8 gave 20,087 / 20,123 images/s against 19,082 / 19,544 at 4 (the
+// engines busy 98-99% against 96%).
+constexpr int GpuIoThreads(int batch_size) { return batch_size <= kSmallBatch ? 4 : kMaxTunedIoThreads; }
+
 LoadTuner::Scope TuningOf(const LoaderOptions& given);
 
 }  // namespace sluice

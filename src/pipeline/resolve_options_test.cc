@@ -23,7 +23,7 @@ TEST(ResolveOptionsTest, AutomaticValuesFollowTheDevice) {
   EXPECT_EQ(cpu.num_threads, ThreadPool::CpuShare());
   const LoaderOptions gpu = ResolveOptions(Gpu());
   EXPECT_EQ(gpu.prefetch, 2);  // batches of 256
-  EXPECT_EQ(gpu.io_threads, 4);
+  EXPECT_EQ(gpu.io_threads, 8);
   // With the engines fed (auto), more than 8 cores leave up to 8 (at most half) to feeding them.
   const int cpus = ThreadPool::CpuShare();
   EXPECT_EQ(gpu.num_threads, cpus > 8 ? std::max(cpus / 2, cpus - 4) : cpus);
@@ -48,6 +48,21 @@ TEST(ResolveOptionsTest, GpuPrefetchHoldsEnoughImages) {
     LoaderOptions cpu;
     cpu.batch_size = batch;
     EXPECT_EQ(ResolveOptions(cpu).prefetch, 2) << "batch " << batch << " on the CPU";
+  }
+}
+
+// On the GPU path small batches (prefetch 4) start at 4 I/O threads, larger ones (prefetch 2)
+// at the most the tuner would try; the CPU path at 2 for any batch.
+TEST(ResolveOptionsTest, GpuIoThreadsFollowTheBatchSize) {
+  const std::pair<int, int> expected[] = {{1, 4}, {32, 4}, {64, 4}, {65, 8}, {256, 8}, {4096, 8}};
+  for (const auto& [batch, io] : expected) {
+    LoaderOptions o = Gpu();
+    o.batch_size = batch;
+    EXPECT_EQ(ResolveOptions(o).io_threads, io) << "batch " << batch;
+    EXPECT_LE(ResolveOptions(o).io_threads, kMaxTunedIoThreads);
+    LoaderOptions cpu;
+    cpu.batch_size = batch;
+    EXPECT_EQ(ResolveOptions(cpu).io_threads, 2) << "batch " << batch << " on the CPU";
   }
 }
 
