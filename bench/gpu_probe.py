@@ -418,14 +418,29 @@ def main() -> int:
             print(f"    route windows (share: count x mean img/s, in order of first use): {window_summary(windows)}",
                   flush=True)
             print(f"    route windows in order (share, phase x count): {window_sequence(windows)}", flush=True)
-    print("\n| config | img/s | cores | engines busy | nvjpeg / cpu / io threads (cores) | process MiB |\n"
-          "|---|---:|---:|---:|---|---:|")
+    print("\n| config | img/s | cores | engines busy | engines MP per busy s | off the engines "
+          "| nvjpeg / cpu / io threads (cores) | process MiB |\n"
+          "|---|---:|---:|---:|---:|---:|---|---:|")
     for config, r in rows:
         g = r["groups"]
         print(f"| {config} | {r['images_per_s']:,.0f} | {r['cores']:.1f} | {r['engine_busy']:.0%} | "
+              f"{per_busy_second(r):,.0f} | {off_engines(r['routes']):.0%} | "
               f"{g.get('sluice-nvjpeg', 0):.2f} / {g.get('sluice-cpu', 0):.2f} / {g.get('sluice-io', 0):.2f} | "
               f"{r['process_mib']:,.0f} |")
     return 0
+
+
+def per_busy_second(result: dict) -> float:
+    """The engines' megapixels per second they were busy (0 when they never were): beside CPU
+    work their calls can hold them longer for the same pixels, which busy shares alone hide."""
+    busy = result.get("engine_busy") or 0
+    return result.get("engine_mpix_per_s", 0) / busy if busy > 0 else 0.0
+
+
+def off_engines(routes: dict) -> float:
+    """The share of the samples decoded other than on the engines."""
+    total = sum(routes.values())
+    return 1 - routes.get("hardware", 0) / total if total else 0.0
 
 
 if __name__ == "__main__":

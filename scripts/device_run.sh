@@ -323,6 +323,9 @@ if [ "$what" = multigpu ] || [ "$what" = scaling ]; then
       systems=${SYSTEMS:-sluice,dali,dataloader}; [ $first = 1 ] || systems=sluice; first=0
       gv="ROUTE_GPUS_$route"; gpus=${!gv:-${GPUS:-1,2,4}}
       knobs=(); tag=; [ "$variant" = base ] || { IFS=, read -r -a knobs <<<"$variant"; tag=_${variant//[^A-Za-z0-9]/_}; }
+      # A variant listed twice ("base SLUICE_TRACE=1 base") keeps each run's JSON and logs.
+      base_tag=$tag; run=1
+      while [ -e "$OUT/scaling_$route$tag.json" ]; do run=$((run + 1)); tag=${base_tag}_run$run; done
       [ -n "${SCALING_VARIANTS:-}" ] && echo "== $route, $variant" | tee -a "$OUT/scaling.log"
       env "${knobs[@]}" timeout "${SCALING_TIMEOUT:-480}" "$PY" bench/scaling_bench.py /tmp/data_voc --gpus "$gpus" \
         --systems "$systems" --decode-route "$route" --timeout "${JOB_TIMEOUT:-120}" ${SCALING_ARGS:-} \

@@ -187,3 +187,17 @@ def test_autos_windows_are_listed_in_order_with_their_phases(monkeypatch):
     assert ("sluice GPU auto: 6 nvJPEG states made (0.50 s); windows (CPU share: count x mean img/s, engines busy): "
             "0.1875: 4 x 19,750 (99%); 0.2500: 4 x 21,500 (98%)") in line, line
     assert "sluice GPU hardware:" not in line, line
+
+
+def test_the_probe_gives_the_engines_rate_per_busy_second_and_the_share_off_them(monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    import gpu_probe
+
+    # Hand-computed: 2,683 MP/s while busy 80% of the time is 3,353.75 MP per busy second; 41,104
+    # of 164,408 samples off the engines is 25%.
+    row = {"engine_mpix_per_s": 2683.0, "engine_busy": 0.8}
+    assert gpu_probe.per_busy_second(row) == pytest.approx(3353.75)
+    assert gpu_probe.per_busy_second({"engine_mpix_per_s": 0.0, "engine_busy": 0.0}) == 0.0  # a CPU-only row
+    assert gpu_probe.off_engines({"hardware": 123304, "hybrid": 0, "cpu": 41104}) == pytest.approx(0.25, abs=1e-4)
+    assert gpu_probe.off_engines({"hardware": 5, "hybrid": 0, "cpu": 0}) == 0.0
+    assert gpu_probe.off_engines({}) == 0.0
