@@ -419,12 +419,12 @@ def main() -> int:
                   flush=True)
             print(f"    route windows in order (share, phase x count): {window_sequence(windows)}", flush=True)
     print("\n| config | img/s | cores | engines busy | engines MP per busy s | off the engines "
-          "| nvjpeg / cpu / io threads (cores) | process MiB |\n"
-          "|---|---:|---:|---:|---:|---:|---|---:|")
+          "| engine threads' CPU us per engine image | nvjpeg / cpu / io threads (cores) | process MiB |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for config, r in rows:
         g = r["groups"]
         print(f"| {config} | {r['images_per_s']:,.0f} | {r['cores']:.1f} | {r['engine_busy']:.0%} | "
-              f"{per_busy_second(r):,.0f} | {off_engines(r['routes']):.0%} | "
+              f"{per_busy_second(r):,.0f} | {off_engines(r['routes']):.0%} | {engine_cpu_us(r):.1f} | "
               f"{g.get('sluice-nvjpeg', 0):.2f} / {g.get('sluice-cpu', 0):.2f} / {g.get('sluice-io', 0):.2f} | "
               f"{r['process_mib']:,.0f} |")
     return 0
@@ -435,6 +435,13 @@ def per_busy_second(result: dict) -> float:
     work their calls can hold them longer for the same pixels, which busy shares alone hide."""
     busy = result.get("engine_busy") or 0
     return result.get("engine_mpix_per_s", 0) / busy if busy > 0 else 0.0
+
+
+def engine_cpu_us(result: dict) -> float:
+    """The engine threads' CPU microseconds per image the engines decoded (their cores over
+    those images per second); 0 without engine images."""
+    engine_rate = result["images_per_s"] * (1 - off_engines(result["routes"]))
+    return result["groups"].get("sluice-nvjpeg", 0) / engine_rate * 1e6 if engine_rate > 0 else 0.0
 
 
 def off_engines(routes: dict) -> float:

@@ -189,7 +189,7 @@ def test_autos_windows_are_listed_in_order_with_their_phases(monkeypatch):
     assert "sluice GPU hardware:" not in line, line
 
 
-def test_the_probe_gives_the_engines_rate_per_busy_second_and_the_share_off_them(monkeypatch):
+def test_the_probe_gives_the_engines_rate_per_busy_second_their_threads_cpu_and_the_share_off_them(monkeypatch):
     monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
     import gpu_probe
 
@@ -201,3 +201,7 @@ def test_the_probe_gives_the_engines_rate_per_busy_second_and_the_share_off_them
     assert gpu_probe.off_engines({"hardware": 123304, "hybrid": 0, "cpu": 41104}) == pytest.approx(0.25, abs=1e-4)
     assert gpu_probe.off_engines({"hardware": 5, "hybrid": 0, "cpu": 0}) == 0.0
     assert gpu_probe.off_engines({}) == 0.0
+    # 1.59 cores for 3/4 of 20,000 images/s: 106 us of the engine threads' CPU per engine image.
+    row = {"images_per_s": 20000.0, "routes": {"hardware": 3, "cpu": 1}, "groups": {"sluice-nvjpeg": 1.59}}
+    assert gpu_probe.engine_cpu_us(row) == pytest.approx(106.0)
+    assert gpu_probe.engine_cpu_us({"images_per_s": 500.0, "routes": {"cpu": 4}, "groups": {}}) == 0.0
