@@ -51,9 +51,9 @@ inline constexpr int kMaxTunedIoThreads = 8;
 // kSmallBatch, whose prefetch is 4 (there 4 came out above 8 on dataset (b) in issue 19's sweeps),
 // kMaxTunedIoThreads for larger ones, whose prefetch is 2. Starting at 4, the tuner must see 8
 // gain 3% in two windows in a row beside the route scheduler's own probes: in one H200 call
-// (2026-11-30, issue 16, batch 256) it took 8 in all four rows on dataset (a) and none of the six
-// on the seed pipeline, where 8 gave 20,087 / 20,123 images/s against 19,082 / 19,544 at 4 (the
-// engines busy 98-99% against 96%).
+// (2026-11-30, issue 16, batch 256) it took 8 in both of its rows on dataset (a) and in none of
+// its five on the seed pipeline, where 8 given gave 20,087 / 20,123 images/s against 19,082 /
+// 19,544 with 4 given (the engines busy 98-99% against 96%).
 constexpr int GpuIoThreads(int batch_size) { return batch_size <= kSmallBatch ? 4 : kMaxTunedIoThreads; }
 
 LoadTuner::Scope TuningOf(const LoaderOptions& given);
