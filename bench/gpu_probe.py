@@ -439,7 +439,8 @@ def per_busy_second(result: dict) -> float:
 
 def engine_cpu_us(result: dict) -> float:
     """The engine threads' CPU microseconds per image the engines decoded (their cores over
-    those images per second); 0 without engine images."""
+    those images per second; their spin-waits for the engines included); 0 without engine
+    images."""
     engine_rate = result["images_per_s"] * (1 - off_engines(result["routes"]))
     return result["groups"].get("sluice-nvjpeg", 0) / engine_rate * 1e6 if engine_rate > 0 else 0.0
 
