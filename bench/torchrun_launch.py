@@ -159,24 +159,27 @@ def machine_info(device: str) -> dict:
             "machine": platform.node(), "python": platform.python_version(), "torch": torch.__version__}
 
 
+def per_rank_epochs(epochs: list, keys: tuple, value) -> list:
+    """value(before, after) of each rank's loader record after each timed epoch but the first and
+    after the epoch before it, by rank; [] when there are fewer than two epochs or a record lacks
+    one of `keys` (the CPU path, another loader)."""
+    after = [x.get("per_rank_after") or [] for x in epochs]
+    if len(after) < 2 or not all(len(a) == len(after[0]) and all(k in r for r in a for k in keys) for a in after):
+        return []
+    return [[value(b[rank], a[rank]) for b, a in zip(after, after[1:])] for rank in range(len(after[0]))]
+
+
 def off_engine_shares(epochs: list) -> list:
     """Each rank's share of images decoded off the engines in each timed epoch but the first (from
     the loader's running route counts after each epoch; those before the first timed epoch are
     not kept): under DDP a rank cannot tell from its own pace whether its CPU share helps, and
     ranks may settle on different shares."""
-    counts = [x.get("per_rank_after") or [] for x in epochs]
-    if len(counts) < 2 or not all(len(c) == len(counts[0]) and all("route_samples" in a for a in c) for c in counts):
-        return []
-    out = []
-    for rank in range(len(counts[0])):
-        row = []
-        for before, after in zip(counts, counts[1:]):
-            b, a = before[rank]["route_samples"], after[rank]["route_samples"]
-            done = {route: a[route] - b.get(route, 0) for route in a}
-            total = sum(done.values())
-            row.append(round(1 - done.get("hardware", 0) / total, 2) if total else None)
-        out.append(row)
-    return out
+    def share(before: dict, after: dict):
+        b, a = before["route_samples"], after["route_samples"]
+        done = {route: a[route] - b.get(route, 0) for route in a}
+        total = sum(done.values())
+        return round(1 - done.get("hardware", 0) / total, 2) if total else None
+    return per_rank_epochs(epochs, ("route_samples",), share)
 
 
 def engine_rates(epochs: list) -> list:
@@ -185,25 +188,16 @@ def engine_rates(epochs: list) -> list:
     after each epoch; megapixels None where the loader does not count them). An epoch slower than
     the others with the same busy share and fewer megapixels per busy second is the engines' own
     slowing, not a feeding gap; fewer images at the same megapixels, larger files left to them."""
-    after = [x.get("per_rank_after") or [] for x in epochs]
-    keys = ("route_samples", "engine_busy_seconds", "wall_seconds")
-    if len(after) < 2 or not all(len(a) == len(after[0]) and all(k in r for r in a for k in keys) for a in after):
-        return []
-    out = []
-    for rank in range(len(after[0])):
-        row = []
-        for before, now in zip(after, after[1:]):
-            b, a = before[rank], now[rank]
-            busy = a["engine_busy_seconds"] - b["engine_busy_seconds"]
-            wall = a["wall_seconds"] - b["wall_seconds"]
-            images = a["route_samples"].get("hardware", 0) - b["route_samples"].get("hardware", 0)
-            pixels = None
-            if "route_pixels" in a and "route_pixels" in b:
-                pixels = a["route_pixels"].get("hardware", 0) - b["route_pixels"].get("hardware", 0)
-            row.append([round(busy / wall, 2) if wall > 0 else None, round(images / busy) if busy > 0 else None,
-                        round(pixels / busy / 1e6) if busy > 0 and pixels is not None else None])
-        out.append(row)
-    return out
+    def rates(b: dict, a: dict) -> list:
+        busy = a["engine_busy_seconds"] - b["engine_busy_seconds"]
+        wall = a["wall_seconds"] - b["wall_seconds"]
+        images = a["route_samples"].get("hardware", 0) - b["route_samples"].get("hardware", 0)
+        pixels = None
+        if "route_pixels" in a and "route_pixels" in b:
+            pixels = a["route_pixels"].get("hardware", 0) - b["route_pixels"].get("hardware", 0)
+        return [round(busy / wall, 2) if wall > 0 else None, round(images / busy) if busy > 0 else None,
+                round(pixels / busy / 1e6) if busy > 0 and pixels is not None else None]
+    return per_rank_epochs(epochs, ("route_samples", "engine_busy_seconds", "wall_seconds"), rates)
 
 
 def engine_busy_shares(epochs: list) -> list:
