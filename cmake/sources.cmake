@@ -95,6 +95,7 @@ set(SLUICE_CUDA_SOURCES
   src/gpu/cuda_util.cc
   src/gpu/device.cc
   src/gpu/device_pool.cc
+  src/gpu/host_wait.cc
   src/gpu/pinned.cc
   src/codec/nvjpeg_api.cc
   src/codec/nvjpeg_context.cc

@@ -36,6 +36,10 @@
 // process creates its CUDA context: with CUDA's default of 8 queues, the JPEG engines' work can
 // wait behind an NCCL kernel that waits for another rank, and the ranks hang (docs/guide.md). The
 // Python package sets it as it is imported.
+//
+// A GPU loader makes the device context's waits block (cudaDeviceScheduleBlockingSync) where they
+// are CUDA's automatic choice, which spins them: for every waiting thread in the process, the
+// caller's included. A process that set its own scheduling flags keeps them (src/gpu/host_wait.h).
 #ifndef SLUICE_LOADER_H_
 #define SLUICE_LOADER_H_
 

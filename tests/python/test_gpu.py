@@ -988,6 +988,29 @@ def test_trace_says_where_the_time_goes(imagenet_folder):
         assert f" {stage}" in lines[0], lines[0]
 
 
+@needs_gpu
+def test_a_gpu_loader_makes_cudas_waits_block(imagenet_folder):
+    # The GPU path turns CUDA's automatic choice (spinning, with more cores than GPUs) into
+    # blocking waits, after PyTorch made the context, and the batches stay right;
+    # SLUICE_CUDA_WAIT=0 leaves the choice as it was. The flags are read from the driver.
+    code = (f"import ctypes, torch, sluice, sluice.transforms as ST\n"
+            f"torch.zeros(1, device='cuda')\n"
+            f"cuda = ctypes.CDLL('libcuda.so.1')\n"
+            f"def schedule():\n"
+            f"    flags, active = ctypes.c_uint(), ctypes.c_int()\n"
+            f"    assert cuda.cuDevicePrimaryCtxGetState(0, ctypes.byref(flags), ctypes.byref(active)) == 0\n"
+            f"    return flags.value & 7\n"
+            f"before = schedule()\n"
+            f"loader = sluice.Loader({imagenet_folder!r}, [ST.Resize((32, 32))], batch_size=8, device='cuda')\n"
+            f"n = sum(images.shape[0] for images, _ in loader)\n"
+            f"print(before, schedule(), n)\n")
+    n = str(len(pairs_of(imagenet_folder)))
+    for env, want in (({}, ["0", "4", n]), ({"SLUICE_CUDA_WAIT": "0"}, ["0", "0", n])):
+        p = run_child(code, env=env)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.split() == want, (env, p.stdout)  # 0: CU_CTX_SCHED_AUTO, 4: BLOCKING_SYNC
+
+
 def hardware_epochs(folder: str, env: dict, counter: str, seed: int, prefetch: int | None = None,
                     batch_size: int = 6, route: str = "hardware") -> list[str]:
     """Two epochs of `folder` on one route (the engines alone by default) in a child process with

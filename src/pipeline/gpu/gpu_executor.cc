@@ -1,9 +1,5 @@
 #include "pipeline/gpu/gpu_executor.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -13,8 +9,10 @@
 #include "codec/jpeg_cpu.h"
 #include "core/env_knob.h"
 #include "core/spaced.h"
+#include "core/thread_nice.h"
 #include "core/thread_pool.h"
 #include "gpu/device.h"
+#include "gpu/host_wait.h"
 #include "io/reader.h"
 #include "pipeline/gpu/admission.h"
 #include "pipeline/gpu/batch_layout.h"
@@ -122,6 +120,7 @@ Status GpuExecutor::Init() {
   const int dev = options_.device.index;
   SLUICE_RETURN_IF_ERROR(CheckCudaDevice(dev));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaSetDevice(dev));
+  SLUICE_RETURN_IF_ERROR(PreferBlockingWaits());
   if (plan_.fixed_size())
     sample_bytes_ = static_cast<int64_t>(plan_.out_height()) * plan_.out_width() * 3 *
                     static_cast<int64_t>(DTypeSize(options_.dtype));
@@ -319,12 +318,7 @@ void GpuExecutor::WhenEnginesFinish(const BatchPtr& b, cudaStream_t stream) {
 void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
   GpuSample& s = b->gpu[static_cast<size_t>(i)];
   if (decoders_->has_hardware() && options_.decode_route == DecodeRoute::kAuto) {
-    // Decode threads yield to the threads that feed the engines (a few nice levels lower).
-    thread_local bool lowered = false;
-    if (!lowered) {
-      lowered = true;
-      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kDecodeNice);
-    }
+    NiceThisThreadOnce(kDecodeNice);  // decode threads yield to the threads that feed the engines
   }
   if (!b->cancelled.load(std::memory_order_relaxed)) {
     cudaSetDevice(options_.device.index);
