@@ -14,7 +14,9 @@ seed: bench/augment_bench.py's seed list, float32),
 source (files: DATA as an image folder, the default; shards: DATA packed once by `sluice pack`
 into DATA.shards, read through sluice.WebDataset), env.NAME=VALUE (environment of that run),
 beside=N (a CPU-only sluice loader of N threads runs in another process meanwhile, on the same
-files: does CPU work that is not the GPU loader's own slow the engines?), sched
+files: does CPU work that is not the GPU loader's own slow the engines?), load (what beside=N
+runs: loader, the default; spin: N processes of a loop that touches no memory, busy cores alone;
+stream: N processes copying 64 MiB arrays, memory bandwidth and caches as well), sched
 (spin|yield|blocking: how the CUDA context's host threads wait, set before the context exists),
 uploads=MB/s (a thread of the measured process copies 600-KiB chunks from page-locked memory to
 the GPU at that rate meanwhile: do the CPU side's uploads slow the engines?), affinity=split (the
@@ -38,8 +40,9 @@ a 16 x 16 JPEG, the states' image slots at most the call width + 32 in all), SLU
 would initialize a state again; 0, the default: balanced calls), SLUICE_ENGINE_PRIORITY (1: the
 engine threads' streams at the device's greatest priority; 0, the default: CUDA's default),
 SLUICE_CUDA_WAIT (0: CUDA's waits as CUDA chose, spinning here; 1, the default: blocking where
-CUDA chose; a `sched` given is kept either way), SLUICE_CPU_ZEROCOPY (1: the finishing kernel reads the CPU route's pinned buffers across the bus, no
-CUDA call per CPU-side sample; 0, the default: a device copy of each),
+CUDA chose; a `sched` given is kept either way), SLUICE_CPU_ZEROCOPY (1: the finishing kernel
+reads the CPU route's pinned buffers across the bus, no CUDA call per CPU-side sample; 0, the
+default: a device copy of each),
 SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
 (the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). auto's
 windows (stats()["route_windows"]) are counted into a summary per row: share -> windows, mean
@@ -291,8 +294,32 @@ def engine_widths(data: str, widths: str, seconds: float) -> None:
               flush=True)
 
 
-def beside(data: str, threads: int) -> None:
-    """The neighbour of a `beside=N` configuration: a CPU loader, drained until it is killed."""
+def neighbours(data: str, cfg: dict) -> list[subprocess.Popen]:
+    """The processes a `beside=N` configuration runs beside the measured one (none without it):
+    one CPU loader of N threads, or N processes of `load`."""
+    if "beside" not in cfg:
+        return []
+    n, load = int(cfg["beside"]), cfg.get("load", "loader")
+    if load not in ("loader", "spin", "stream"):
+        raise ValueError(f"load={load!r}: one of loader, spin, stream")
+    cmd = [sys.executable, os.path.abspath(__file__), data, "--_beside"]
+    if load == "loader":
+        return [subprocess.Popen(cmd + [str(n)], stdout=subprocess.DEVNULL)]
+    return [subprocess.Popen(cmd + ["1", "--_load", load], stdout=subprocess.DEVNULL) for _ in range(n)]
+
+
+def beside(data: str, threads: int, load: str) -> None:
+    """A neighbour of a `beside=N` configuration, until it is killed: a CPU loader of `threads`
+    threads, drained; or one busy loop (spin) or memory copy (stream)."""
+    if load == "spin":
+        while True:
+            pass
+    if load == "stream":
+        import numpy as np
+        src = np.ones(8 << 20)  # 64 MiB of float64, far past any cache
+        dst = np.empty_like(src)
+        while True:
+            np.copyto(dst, src)
     import sluice
     import sluice.transforms as T
 
@@ -349,6 +376,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=40.0)
     ap.add_argument("--_child", help=argparse.SUPPRESS)
     ap.add_argument("--_beside", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--_load", default="loader", help=argparse.SUPPRESS)
     ap.add_argument("--engine-widths", help="images per engine, comma-separated: the bare loop first")
     args = ap.parse_args()
     if args.engine_widths:
@@ -359,7 +387,7 @@ def main() -> int:
         child(args.data, parse(args._child), args.seconds)
         return 0
     if args._beside is not None:
-        beside(args.data, args._beside)
+        beside(args.data, args._beside, args._load)
         return 0
     rows = []
     if any(parse(c).get("source") == "shards" for c in args.config):
@@ -370,11 +398,9 @@ def main() -> int:
         env.update({k[4:]: v for k, v in cfg.items() if k.startswith("env.")})
         cmd = [sys.executable, os.path.abspath(__file__), args.data, "--_child", config,
                "--seconds", str(args.seconds)]
-        neighbour = None
-        if "beside" in cfg:
-            neighbour = subprocess.Popen([sys.executable, os.path.abspath(__file__), args.data,
-                                          "--_beside", cfg["beside"]], stdout=subprocess.DEVNULL)
-            time.sleep(2)  # its threads are busy before the measured loader starts
+        others = neighbours(args.data, cfg)
+        if others:
+            time.sleep(2)  # their threads are busy before the measured loader starts
         with tempfile.TemporaryFile("w+") as fo, tempfile.TemporaryFile("w+") as fe:
             p = subprocess.Popen(cmd, env=env, stdout=fo, stderr=fe, text=True)
             try:
@@ -386,9 +412,9 @@ def main() -> int:
                 p.kill()
                 p.wait()
                 fe.write("\ntimeout")
-            if neighbour is not None:
-                neighbour.kill()
-                neighbour.wait()
+            for other in others:
+                other.kill()
+                other.wait()
             fo.seek(0)
             fe.seek(0)
             out, err = fo.read(), fe.read()

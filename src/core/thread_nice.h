@@ -1,6 +1,6 @@
 // NiceThisThreadOnce: the calling thread's nice level set to `nice` the first time it calls this,
 // nothing on later calls (Linux keeps a nice level per thread). For pool threads that yield to
-// others once they start a kind of work: raising the level needs no privilege, lowering does.
+// others once they start a kind of work: a higher nice value needs no privilege, a lower one does.
 //
 //   NiceThisThreadOnce(5);  // a decode thread, beside the threads that feed the engines
 //

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -205,3 +206,35 @@ def test_the_probe_gives_the_engines_rate_per_busy_second_their_threads_cpu_and_
     row = {"images_per_s": 20000.0, "routes": {"hardware": 3, "cpu": 1}, "groups": {"sluice-nvjpeg": 1.59}}
     assert gpu_probe.engine_cpu_us(row) == pytest.approx(106.0)
     assert gpu_probe.engine_cpu_us({"images_per_s": 500.0, "routes": {"cpu": 4}, "groups": {}}) == 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process `pid` (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.parametrize("load", ["spin", "stream"])
+def test_the_probes_neighbours_are_n_busy_processes(tmp_path, monkeypatch, load):
+    # beside=N with load=spin|stream: N processes of that load, each busy on a core until killed
+    # (the CPU time they gather over wall time, read from /proc); none without beside.
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    import gpu_probe
+
+    assert gpu_probe.neighbours(str(tmp_path), {"route": "hardware"}) == []
+    with pytest.raises(ValueError, match="load='disk'"):
+        gpu_probe.neighbours(str(tmp_path), {"beside": "2", "load": "disk"})
+    others = gpu_probe.neighbours(str(tmp_path), {"beside": "2", "load": load})
+    try:
+        assert len(others) == 2
+        time.sleep(3)
+        assert all(p.poll() is None for p in others), "a neighbour ended on its own"
+        start = [cpu_seconds(p.pid) for p in others]
+        time.sleep(2)
+        busy = [cpu_seconds(p.pid) - s for p, s in zip(others, start)]
+        assert all(b > 0.3 for b in busy), busy  # of 2 s wall, on a machine that may be busy
+    finally:
+        for p in others:
+            p.kill()
+            p.wait()

@@ -991,7 +991,7 @@ def test_trace_says_where_the_time_goes(imagenet_folder):
 @needs_gpu
 def test_a_gpu_loader_makes_cudas_waits_block(imagenet_folder):
     # The GPU path turns CUDA's automatic choice (spinning, with more cores than GPUs) into
-    # blocking waits, after PyTorch made the context, and the batches stay right;
+    # blocking waits, after PyTorch made the context, and the epoch still gives every sample;
     # SLUICE_CUDA_WAIT=0 leaves the choice as it was. The flags are read from the driver.
     code = (f"import ctypes, torch, sluice, sluice.transforms as ST\n"
             f"torch.zeros(1, device='cuda')\n"
