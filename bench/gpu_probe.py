@@ -261,6 +261,8 @@ def child(data: str, config: dict, seconds: float) -> None:
                       "process_mib": (poller.peak or 0) / 2**20,
                       "threads": st.get("num_threads"), "io": st.get("io_threads"), "groups": groups,
                       "engine_busy": st.get("engine_busy_seconds", 0) / max(st.get("wall_seconds", 0), 1e-9),
+                      "engine_threads": {k: v / max(st.get("wall_seconds", 0), 1e-9)
+                                         for k, v in st.get("engine_thread_seconds", {}).items()},
                       "states": st.get("engine_state_inits", 0), "state_seconds": st.get("engine_state_seconds", 0),
                       "placed": placed}), flush=True)
     del it
@@ -446,15 +448,27 @@ def main() -> int:
                   flush=True)
             print(f"    route windows in order (share, phase x count): {window_sequence(windows)}", flush=True)
     print("\n| config | img/s | cores | engines busy | engines MP per busy s | off the engines "
-          "| engine threads' CPU us per engine image | nvjpeg / cpu / io threads (cores) | process MiB |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---|---:|")
+          "| engine threads' CPU us per engine image | engine threads: turn / turn wait / memory wait / pack "
+          "(s per s) | nvjpeg / cpu / io threads (cores) | process MiB |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---|---|---:|")
     for config, r in rows:
         g = r["groups"]
         print(f"| {config} | {r['images_per_s']:,.0f} | {r['cores']:.1f} | {r['engine_busy']:.0%} | "
               f"{per_busy_second(r):,.0f} | {off_engines(r['routes']):.0%} | {engine_cpu_us(r):.1f} | "
+              f"{engine_split(r)} | "
               f"{g.get('sluice-nvjpeg', 0):.2f} / {g.get('sluice-cpu', 0):.2f} / {g.get('sluice-io', 0):.2f} | "
               f"{r['process_mib']:,.0f} |")
     return 0
+
+
+def engine_split(result: dict) -> str:
+    """The engine threads' seconds per second in their turns, waiting for a turn, waiting for a
+    batch's memory and packing samples, summed over the threads (stats' engine_thread_seconds
+    over the wall time): where they are when the engines idle. "-" without those stats."""
+    t = result.get("engine_threads") or {}
+    if not t:
+        return "-"
+    return " / ".join(f"{t.get(k, 0):.2f}" for k in ("turn", "turn_wait", "memory_wait", "pack"))
 
 
 def per_busy_second(result: dict) -> float:

@@ -78,6 +78,10 @@ struct LoaderStats {
   int gpu_local_cpus = 0;           // the CPUs near the GPU the loader's threads are kept on; 0: not kept
   double engine_busy_s = 0;         // time the JPEG engines decoded for this loader (its calls take
                                     // turns, so at most wall_s): engine_busy_s / wall_s is their busy share
+  // The rest of the engine threads' time, summed over them: waiting for their turn (another
+  // thread's call held the engines), waiting until a batch's memory may be written, packing the
+  // decoded samples' resampling tables. With engine_busy_s, what keeps the engines idle.
+  double engine_turn_wait_s = 0, engine_memory_wait_s = 0, engine_pack_s = 0;
   // The memory cache (LoaderOptions::memory_cache_bytes > 0): reads served from it and not.
   int64_t cache_hits = 0, cache_misses = 0;
   int64_t cache_bytes = 0, cache_budget = 0;  // held now, and the most it may hold

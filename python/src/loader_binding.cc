@@ -59,6 +59,10 @@ void AddGpuStats(nb::dict& d, const LoaderStats& s) {
   }
   d["route_windows"] = windows;
   d["engine_busy_seconds"] = s.engine_busy_s;
+  nb::dict engine_threads;
+  engine_threads["turn"] = s.engine_busy_s, engine_threads["turn_wait"] = s.engine_turn_wait_s;
+  engine_threads["memory_wait"] = s.engine_memory_wait_s, engine_threads["pack"] = s.engine_pack_s;
+  d["engine_thread_seconds"] = engine_threads;
   d["engine_state_inits"] = s.engine_state_inits;
   d["engine_state_seconds"] = s.engine_state_s;
   d["engine_calls"] = s.engine_calls;

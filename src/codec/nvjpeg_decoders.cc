@@ -205,7 +205,9 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   const int n = static_cast<int>(jobs.size());
   if (n == 0) return Status::OK();
   if (n > width_) return Internal("hardware decode of ", n, " images, more than ", width_, " at once");
+  const int64_t asked = NowNs();
   std::lock_guard<std::mutex> turn(g_hardware_call);
+  turn_wait_ns_.fetch_add(NowNs() - asked, std::memory_order_relaxed);
   ScopedTimer busy(&busy_ns_);  // the turn, however the call ends
   SLUICE_ASSIGN_OR_RETURN(SizedState* state, StateFor(n));
   if (state != nullptr) return DecodeOneCall(jobs, state, stream);

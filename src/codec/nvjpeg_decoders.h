@@ -142,6 +142,9 @@ class NvjpegHardwareDecoder {
   // call blocking until its images are decoded, the time the engines worked for this decoder.
   // Any thread may read it.
   int64_t busy_ns() const { return busy_ns_.load(std::memory_order_relaxed); }
+  // Nanoseconds Decode calls waited for the turn while another decoder's call held it, since
+  // creation. Any thread may read it.
+  int64_t turn_wait_ns() const { return turn_wait_ns_.load(std::memory_order_relaxed); }
   // nvjpegDecodeBatchedEx calls made so far (images / calls: their mean size). Any thread.
   int64_t calls() const { return calls_.load(std::memory_order_relaxed); }
 
@@ -178,6 +181,7 @@ class NvjpegHardwareDecoder {
   std::atomic<int64_t> inits_{0};  // written under the turn; read by stats
   std::atomic<int64_t> state_ns_{0};
   std::atomic<int64_t> busy_ns_{0};
+  std::atomic<int64_t> turn_wait_ns_{0};
   std::atomic<int64_t> calls_{0};
   int64_t uses_ = 0;  // calls that took a state, under the turn (SizedState::last_use)
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call

@@ -206,6 +206,12 @@ def test_the_probe_gives_the_engines_rate_per_busy_second_their_threads_cpu_and_
     row = {"images_per_s": 20000.0, "routes": {"hardware": 3, "cpu": 1}, "groups": {"sluice-nvjpeg": 1.59}}
     assert gpu_probe.engine_cpu_us(row) == pytest.approx(106.0)
     assert gpu_probe.engine_cpu_us({"images_per_s": 500.0, "routes": {"cpu": 4}, "groups": {}}) == 0.0
+    # The engine threads' split, in the stats' order whatever the dict's: turn, turn wait, memory
+    # wait, pack; a row without those stats (an older build, the CPU route) shows "-".
+    split = {"pack": 0.3, "memory_wait": 0.004, "turn": 0.76, "turn_wait": 0.417}
+    assert gpu_probe.engine_split({"engine_threads": split}) == "0.76 / 0.42 / 0.00 / 0.30"
+    assert gpu_probe.engine_split({"engine_threads": {}}) == "-"
+    assert gpu_probe.engine_split({}) == "-"
 
 
 def cpu_seconds(pid: int) -> float:

@@ -225,16 +225,26 @@ def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
         assert routes == {"hardware": 0, "hybrid": 0, "cpu": n}, routes
         assert pixels["cpu"] == sum(pixels.values()), pixels
     # The engines' busy time: only calls that used them, never more than the loader's lifetime.
+    # Their threads' time: the turns are the busy time; the waits and the packing of the decoded
+    # samples within the two threads' lifetime.
     st = loader.stats()
+    threads = st["engine_thread_seconds"]
+    assert set(threads) == {"turn", "turn_wait", "memory_wait", "pack"}, threads
+    assert threads["turn"] == st["engine_busy_seconds"], (threads, st["engine_busy_seconds"])
+    assert all(v >= 0 for v in threads.values()), threads
+    assert sum(threads.values()) <= 2 * st["wall_seconds"], (threads, st["wall_seconds"])
     if route in ("hardware", "auto") and routes["hardware"] > 0:
         assert 0 < st["engine_busy_seconds"] <= st["wall_seconds"], st
         assert st["engine_state_inits"] >= 1, st  # at least the state its calls used
         # ... and making it took time, within the engines' busy time.
         assert 0 < st["engine_state_seconds"] <= st["engine_busy_seconds"], st
+        assert threads["pack"] > 0, threads  # each decoded sample packed on an engine thread
     elif route in ("hybrid", "cpu"):
         assert st["engine_busy_seconds"] == 0, st
+        assert all(v == 0 for v in threads.values()), threads
     loader.reset_stats()
     assert loader.stats()["engine_busy_seconds"] == 0
+    assert all(v == 0 for v in loader.stats()["engine_thread_seconds"].values())
 
 
 @needs_gpu

@@ -55,6 +55,12 @@ class GpuDecoders {
     for (const auto& hw : hw_) ns += hw->busy_ns();
     return ns;
   }
+  // Nanoseconds the engine threads' decode calls waited for their turn, since creation.
+  int64_t engine_turn_wait_ns() const {
+    int64_t ns = 0;
+    for (const auto& hw : hw_) ns += hw->turn_wait_ns();
+    return ns;
+  }
   // nvJPEG states engine thread t (or all of them) initialized, since creation: one per call size
   // and thread (at most kMaxStates each), plus one after each call the engines rejected.
   int64_t engine_state_inits(int t) const { return hw_[static_cast<size_t>(t)]->state_initializations(); }

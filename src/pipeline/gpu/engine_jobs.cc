@@ -2,13 +2,14 @@
 
 #include <utility>
 
+#include "core/clock.h"
 #include "gpu/cuda_util.h"
 #include "pipeline/gpu/launch.h"
 
 namespace sluice {
 
 std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, int t, GpuDecoders* decoders,
-                                               RouteScheduler* scheduler,
+                                               RouteScheduler* scheduler, EngineThreadTimes* times,
                                                const std::function<std::string(const GpuBatch&, int)>& name) {
   std::vector<std::vector<int>> rejected(jobs.size());
   std::vector<GpuSample*> samples;
@@ -25,7 +26,9 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
     // reaches the allocation. So the host waits for that point. We could not provoke the race
     // here (kernels delayed 20 ms gave identical batches without the wait), and the wait costs
     // nothing measurable: the point has almost always passed.
+    const int64_t asked = NowNs();
     const cudaError_t ready = cudaEventSynchronize(b.alloc_ready);
+    times->memory_wait_ns.fetch_add(NowNs() - asked, std::memory_order_relaxed);
     if (ready != cudaSuccess) b.batch_status = CudaStatus(ready, "cudaEventSynchronize");
     for (int i : jobs[j].members) {
       samples.push_back(&b.gpu[static_cast<size_t>(i)]);
@@ -38,6 +41,7 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
     const std::vector<size_t> gave_back = decoders->DecodeOnEngines(samples, t, [&](size_t k) {
       const auto [j, i] = owner[k];
       GpuBatch& b = *jobs[j].b;
+      ScopedTimer packing(&times->pack_ns);
       const Status st = PackSample(b, samples[k], decoders->engine_scratch(t));
       if (!st.ok()) b.status[static_cast<size_t>(i)] = st.WithPrefix(name(b, i));
       ++decoded;
@@ -55,6 +59,19 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
     b.used_hw = true;
   }
   return rejected;
+}
+
+void MarkWhenEnginesFinish(const std::shared_ptr<BatchTiming>& timing, cudaStream_t stream) {
+  auto* hold = new std::shared_ptr<BatchTiming>(timing);
+  const cudaError_t cb = cudaLaunchHostFunc(
+      stream,
+      [](void* p) {
+        auto* h = static_cast<std::shared_ptr<BatchTiming>*>(p);
+        (*h)->Mark(BatchTrace::kEngineDone);
+        delete h;
+      },
+      hold);
+  if (cb != cudaSuccess) delete hold;
 }
 
 }  // namespace sluice

@@ -69,7 +69,6 @@ class GpuExecutor : public BatchWork {
   Status SizeAndAllocate(GpuBatch* b);
   void DecodeOnEngines(std::vector<EngineJob> jobs, int engine_thread);
   void AfterEngines(const BatchPtr& b, const std::vector<int>& fallback, int engine_thread);
-  void WhenEnginesFinish(const BatchPtr& b, cudaStream_t stream);
   void DecodeCpuSide(const BatchPtr& b, int i, int worker);
   void Done(const BatchPtr& b, int count);
   void Launch(const BatchPtr& b);
@@ -103,6 +102,8 @@ class GpuExecutor : public BatchWork {
   std::atomic<int64_t> route_samples_[kNumRoutes] = {};
   std::atomic<int64_t> route_pixels_[kNumRoutes] = {};  // of the samples' files
   std::atomic<int64_t> engine_busy_base_ns_{0};  // engine_busy_ns() at the last ResetStats
+  std::atomic<int64_t> turn_wait_base_ns_{0};    // engine_turn_wait_ns() at the last ResetStats
+  EngineThreadTimes engine_times_;               // since the last ResetStats
 
   std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
@@ -282,7 +283,7 @@ void GpuExecutor::DecodeOnEngines(std::vector<EngineJob> jobs, int engine_thread
   std::vector<std::vector<int>> fallback;
   {
     StageTimer timer(&counters_, Stage::kDecode);
-    fallback = DecodeEngineJobs(jobs, engine_thread, decoders_.get(), scheduler_.get(),
+    fallback = DecodeEngineJobs(jobs, engine_thread, decoders_.get(), scheduler_.get(), &engine_times_,
                                 [this](const GpuBatch& b, int i) { return NameOf(b, i); });
   }
   for (size_t j = 0; j < jobs.size(); ++j) AfterEngines(jobs[j].b, fallback[j], engine_thread);
@@ -297,22 +298,8 @@ void GpuExecutor::AfterEngines(const BatchPtr& b, const std::vector<int>& fallba
   }
   b->pending.fetch_add(static_cast<int>(fallback.size()));
   for (int i : fallback) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
-  if (b->used_hw && BatchTrace::Enabled()) WhenEnginesFinish(b, decoders_->engine_stream(engine_thread));
+  if (b->used_hw && BatchTrace::Enabled()) MarkWhenEnginesFinish(b->timing, decoders_->engine_stream(engine_thread));
   Done(b, 1);
-}
-
-// When the engines finish, for the trace, from a host callback: nothing waits for it.
-void GpuExecutor::WhenEnginesFinish(const BatchPtr& b, cudaStream_t stream) {
-  auto* hold = new std::shared_ptr<BatchTiming>(b->timing);
-  const cudaError_t cb = cudaLaunchHostFunc(
-      stream,
-      [](void* p) {
-        auto* h = static_cast<std::shared_ptr<BatchTiming>*>(p);
-        (*h)->Mark(BatchTrace::kEngineDone);
-        delete h;
-      },
-      hold);
-  if (cb != cudaSuccess) delete hold;
 }
 
 void GpuExecutor::DecodeCpuSide(const BatchPtr& b, int i, int worker) {
@@ -420,12 +407,18 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->engine_calls = decoders_->engine_calls();
   s->gpu_local_cpus = pinned_cpus_;
   s->engine_busy_s = static_cast<double>(decoders_->engine_busy_ns() - engine_busy_base_ns_.load()) * 1e-9;
+  s->engine_turn_wait_s = static_cast<double>(decoders_->engine_turn_wait_ns() - turn_wait_base_ns_.load()) * 1e-9;
+  s->engine_memory_wait_s = static_cast<double>(engine_times_.memory_wait_ns.load()) * 1e-9;
+  s->engine_pack_s = static_cast<double>(engine_times_.pack_ns.load()) * 1e-9;
 }
 
 void GpuExecutor::ResetStats() {
   for (auto& r : route_samples_) r.store(0);
   for (auto& r : route_pixels_) r.store(0);
   engine_busy_base_ns_.store(decoders_->engine_busy_ns());
+  turn_wait_base_ns_.store(decoders_->engine_turn_wait_ns());
+  engine_times_.memory_wait_ns.store(0);
+  engine_times_.pack_ns.store(0);
 }
 
 }  // namespace
