@@ -113,6 +113,7 @@ set(SLUICE_CUDA_SOURCES
   src/pipeline/gpu/batch_layout.cc
   src/pipeline/gpu/decoders.cc
   src/pipeline/gpu/engine_jobs.cc
+  src/pipeline/gpu/engine_times.cc
   src/pipeline/gpu/launch.cc
   src/pipeline/gpu/finish_lut.cc
   src/pipeline/gpu/batch_sync.cc

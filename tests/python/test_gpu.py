@@ -1043,6 +1043,30 @@ def hardware_epochs(folder: str, env: dict, counter: str, seed: int, prefetch: i
 
 
 @needs_gpu
+def test_samples_packed_before_the_engines_give_the_same_batches(imagenet_folder):
+    # SLUICE_PACK_EARLY=1 (an experiment, off by default): the I/O thread that plans a batch packs
+    # its engine samples' resampling tables, and the engine threads pack none. The batches must
+    # come out bit for bit as when the engine threads pack them (the hardware route is
+    # reproducible).
+    code = (f"import hashlib, sluice, sluice.transforms as ST\n"
+            f"loader = sluice.Loader({imagenet_folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip()], "
+            f"batch_size=6, shuffle=True, seed=5, device='cuda', dtype='float16', decode_route='hardware')\n"
+            f"digests = [hashlib.sha256(images.cpu().numpy().tobytes()).hexdigest()[:16] for images, _ in loader]\n"
+            f"st = loader.stats()\n"
+            f"print(st['engine_thread_seconds']['pack'] > 0, st['route_samples']['hardware'], *digests)\n")
+
+    def run(early: str) -> list[str]:
+        p = run_child(code, env={"SLUICE_PACK_EARLY": early})
+        assert p.returncode == 0, p.stderr
+        return p.stdout.split()
+
+    engines, planner = run("0"), run("1")
+    n = len(pairs_of(imagenet_folder))
+    assert engines[:2] == ["True", str(n)] and planner[:2] == ["False", str(n)], (engines[:2], planner[:2])
+    assert planner[2:] == engines[2:], "a batch differs when its samples are packed before the engines"
+
+
+@needs_gpu
 def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder):
     # SLUICE_ENGINE_GATHER (an experiment, off by default): an engine call may take the samples of
     # several queued batches. Each batch must come out bit for bit as with a call per batch (the

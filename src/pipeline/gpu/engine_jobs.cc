@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/clock.h"
+#include "core/env_knob.h"
 #include "gpu/cuda_util.h"
 #include "pipeline/gpu/launch.h"
 
@@ -41,9 +42,11 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
     const std::vector<size_t> gave_back = decoders->DecodeOnEngines(samples, t, [&](size_t k) {
       const auto [j, i] = owner[k];
       GpuBatch& b = *jobs[j].b;
-      ScopedTimer packing(&times->pack_ns);
-      const Status st = PackSample(b, samples[k], decoders->engine_scratch(t));
-      if (!st.ok()) b.status[static_cast<size_t>(i)] = st.WithPrefix(name(b, i));
+      if (!samples[k]->packed) {
+        ScopedTimer packing(&times->pack_ns);
+        const Status st = PackSample(b, samples[k], decoders->engine_scratch(t));
+        if (!st.ok()) b.status[static_cast<size_t>(i)] = st.WithPrefix(name(b, i));
+      }
       ++decoded;
     });
     for (size_t k : gave_back) rejected[owner[k].first].push_back(owner[k].second);
@@ -59,6 +62,27 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
     b.used_hw = true;
   }
   return rejected;
+}
+
+bool PackEarly() {
+  static const bool early = EnvKnob("SLUICE_PACK_EARLY", 0) == 1;
+  return early;
+}
+
+std::vector<int> PackBeforeEngines(GpuBatch* b, std::vector<int> members, ResizeScratch* scratch,
+                                   const std::function<std::string(const GpuBatch&, int)>& name) {
+  std::vector<int> kept;
+  for (int i : members) {
+    GpuSample* s = &b->gpu[static_cast<size_t>(i)];
+    const Status st = PackSample(*b, s, scratch);
+    s->packed = st.ok();
+    if (st.ok()) {
+      kept.push_back(i);
+    } else {
+      b->status[static_cast<size_t>(i)] = st.WithPrefix(name(*b, i));
+    }
+  }
+  return kept;
 }
 
 void MarkWhenEnginesFinish(const std::shared_ptr<BatchTiming>& timing, cudaStream_t stream) {

@@ -1,16 +1,13 @@
 // EngineJob: a batch's samples for the JPEG engines; DecodeEngineJobs decodes the samples of one
 // job, or of several queued jobs together (GatherQueue), in the engine calls of one engine thread.
 //
-//   std::vector<std::vector<int>> rejected = DecodeEngineJobs(jobs, t, decoders, scheduler, &times, name);
+//   std::vector<std::vector<int>> rejected = DecodeEngineJobs(jobs, t, decoders, scheduler, times, name);
 //   // rejected[j]: the samples of jobs[j] the engines gave back, for another decoder
 //
-// Thread-safety: engine thread t alone calls it for t (its decoder, stream and scratch); the
-// times are atomics any thread may read.
+// Thread-safety: engine thread t alone calls it for t (its decoder, stream and scratch).
 #ifndef SLUICE_PIPELINE_GPU_ENGINE_JOBS_H_
 #define SLUICE_PIPELINE_GPU_ENGINE_JOBS_H_
 
-#include <atomic>
-#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -18,6 +15,7 @@
 #include <vector>
 
 #include "pipeline/gpu/decoders.h"
+#include "pipeline/gpu/engine_times.h"
 #include "pipeline/gpu/gpu_batch.h"
 #include "pipeline/gpu/route_scheduler.h"
 
@@ -28,23 +26,24 @@ struct EngineJob {
   std::vector<int> members;  // its samples for the engines
 };
 
-// Where the engine threads' time goes outside their turns on the engines, in nanoseconds summed
-// over the threads: waiting until a batch's memory may be written, and packing the decoded
-// samples' resampling tables (the turns themselves: NvjpegHardwareDecoder's busy and turn-wait
-// times).
-struct EngineThreadTimes {
-  std::atomic<int64_t> memory_wait_ns{0};
-  std::atomic<int64_t> pack_ns{0};
-};
-
 // For each job whose batch is not cancelled: waits (on the host) until the batch's arena may be
-// written, decodes its members on engine thread t, packs each decoded sample (a failure goes to
-// the sample's status, prefixed by name(batch, sample)), and records the batch's hw_done on the
-// engine stream (used_hw). The engines' time goes to `scheduler`, the waits and the packing to
-// `times`. Returns, per job, the samples of the calls the engines rejected.
+// written, decodes its members on engine thread t, packs each decoded sample not packed yet (a
+// failure goes to the sample's status, prefixed by name(batch, sample)), and records the batch's
+// hw_done on the engine stream (used_hw). The engines' time goes to `scheduler`, the waits and
+// the packing to `times`. Returns, per job, the samples of the calls the engines rejected.
 std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, int t, GpuDecoders* decoders,
                                                RouteScheduler* scheduler, EngineThreadTimes* times,
                                                const std::function<std::string(const GpuBatch&, int)>& name);
+
+// SLUICE_PACK_EARLY=1 (an experiment; 0, the default, leaves the packing to the engine threads):
+// whether the thread that plans a batch packs its engine samples. Read once.
+bool PackEarly();
+
+// Packs `members` (engine samples of batch b, planned: their geometry and arena place are set)
+// on the calling thread, so that the engine threads need not; a sample whose packing fails gets
+// the error in its status, prefixed by name(b, sample), and leaves the list. Returns the rest.
+std::vector<int> PackBeforeEngines(GpuBatch* b, std::vector<int> members, ResizeScratch* scratch,
+                                   const std::function<std::string(const GpuBatch&, int)>& name);
 
 // For the trace (SLUICE_TRACE): marks `timing` kEngineDone from a host callback when `stream`
 // reaches this point; nothing waits for it.

@@ -45,6 +45,7 @@ struct GpuSample {
   GpuResizeSample desc;        // out_h and out_w are the output's size in any case
   GpuWarpSample warp_desc;     // used instead of desc when the last segment warps
   bool warped = false;
+  bool packed = false;         // desc / warp_desc and taps written for its route (PackSample)
 };
 
 // Where the parts of a batch's descriptor table lie (byte offsets; batch_layout.h fills them).

@@ -19,6 +19,7 @@
 #include "pipeline/gpu/batch_sync.h"
 #include "pipeline/gpu/decoders.h"
 #include "pipeline/gpu/engine_jobs.h"
+#include "pipeline/gpu/engine_times.h"
 #include "pipeline/gpu/finish_lut.h"
 #include "pipeline/gpu/gather_queue.h"
 #include "pipeline/gpu/host_buffers.h"
@@ -65,7 +66,7 @@ class GpuExecutor : public BatchWork {
   Status InitFinish();
   void PinNearGpu(int dev, int threads);
   void Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, int io_thread);
-  void PlanBatch(const BatchPtr& b);
+  void PlanBatch(const BatchPtr& b, int io_thread);
   Status SizeAndAllocate(GpuBatch* b);
   void DecodeOnEngines(std::vector<EngineJob> jobs, int engine_thread);
   void AfterEngines(const BatchPtr& b, const std::vector<int>& fallback, int engine_thread);
@@ -101,11 +102,10 @@ class GpuExecutor : public BatchWork {
   BatchTrace trace_;
   std::atomic<int64_t> route_samples_[kNumRoutes] = {};
   std::atomic<int64_t> route_pixels_[kNumRoutes] = {};  // of the samples' files
-  std::atomic<int64_t> engine_busy_base_ns_{0};  // engine_busy_ns() at the last ResetStats
-  std::atomic<int64_t> turn_wait_base_ns_{0};    // engine_turn_wait_ns() at the last ResetStats
-  EngineThreadTimes engine_times_;               // since the last ResetStats
+  EngineTimes engine_times_;  // since the last ResetStats
 
   std::vector<std::unique_ptr<ImageDecoder>> io_decoders_;
+  std::vector<ResizeScratch> io_scratch_;  // per I/O thread (PackEarly)
   std::vector<std::unique_ptr<WorkerScratch>> scratch_;
   std::unique_ptr<ScratchGauge> scratch_gauge_;
 
@@ -139,6 +139,7 @@ Status GpuExecutor::Init() {
   SLUICE_RETURN_IF_ERROR(InitFinish());
   batch_estimate_.store(2 * (sample_bytes_ > 0 ? sample_bytes_ : 1 << 20) * options_.batch_size);
   for (int i = 0; i < io_max_; ++i) io_decoders_.push_back(std::make_unique<ImageDecoder>());
+  io_scratch_.resize(static_cast<size_t>(io_max_));
   for (int i = 0; i < threads; ++i) scratch_.push_back(std::make_unique<WorkerScratch>());
   scratch_gauge_ = std::make_unique<ScratchGauge>(threads);
   SLUICE_ASSIGN_OR_RETURN(compute_pool_, ThreadPool::Create(threads, "sluice-cpu"));
@@ -205,7 +206,7 @@ void GpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
   b->gpu.resize(static_cast<size_t>(n));
   b->pending.store(n);
   b->timing->Mark(BatchTrace::kScheduled);
-  if (n == 0) return PlanBatch(b);
+  if (n == 0) return PlanBatch(b, -1);
   for (int i = 0; i < n; ++i)
     reader_->Read(b->samples[static_cast<size_t>(i)], &b->cancelled,
                   [this, b, i](Result<SampleBytes> bytes, int io_thread) {
@@ -236,7 +237,7 @@ void GpuExecutor::Prepare(const BatchPtr& b, int i, Result<SampleBytes> bytes, i
                                           JpegScanCount(s.bytes.data, s.bytes.size) <= kMaxJpegScans
                                     : JpegScanLooksIntact(s.bytes.data, s.bytes.size);
   }
-  if (b->pending.fetch_sub(1) == 1) PlanBatch(b);
+  if (b->pending.fetch_sub(1) == 1) PlanBatch(b, io_thread);
 }
 
 Status GpuExecutor::SizeAndAllocate(GpuBatch* b) {
@@ -251,7 +252,7 @@ Status GpuExecutor::SizeAndAllocate(GpuBatch* b) {
 }
 
 // After the last read: routes and memory, then the decodes, each route on its threads.
-void GpuExecutor::PlanBatch(const BatchPtr& b) {
+void GpuExecutor::PlanBatch(const BatchPtr& b, int io_thread) {
   if (b->cancelled.load(std::memory_order_relaxed)) return MarkDone(*b);
   b->timing->Mark(BatchTrace::kPrepared);
   b->batch_status = SizeAndAllocate(b.get());
@@ -260,6 +261,9 @@ void GpuExecutor::PlanBatch(const BatchPtr& b) {
   std::vector<int> hw, cpu_side;
   for (size_t i = 0; i < b->gpu.size(); ++i)
     if (b->status[i].ok()) (b->gpu[i].route == DecodeRoute::kHardware ? hw : cpu_side).push_back(static_cast<int>(i));
+  if (PackEarly() && io_thread >= 0)  // an experiment: the engine threads then need not
+    hw = PackBeforeEngines(b.get(), std::move(hw), &io_scratch_[static_cast<size_t>(io_thread)],
+                           [this](const GpuBatch& g, int i) { return NameOf(g, i); });
   b->timing->Mark(BatchTrace::kPlanned);
   b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
   if (!hw.empty() && gather_ > 0) {  // an engine thread takes this batch's samples with others queued
@@ -283,7 +287,7 @@ void GpuExecutor::DecodeOnEngines(std::vector<EngineJob> jobs, int engine_thread
   std::vector<std::vector<int>> fallback;
   {
     StageTimer timer(&counters_, Stage::kDecode);
-    fallback = DecodeEngineJobs(jobs, engine_thread, decoders_.get(), scheduler_.get(), &engine_times_,
+    fallback = DecodeEngineJobs(jobs, engine_thread, decoders_.get(), scheduler_.get(), engine_times_.counters(),
                                 [this](const GpuBatch& b, int i) { return NameOf(b, i); });
   }
   for (size_t j = 0; j < jobs.size(); ++j) AfterEngines(jobs[j].b, fallback[j], engine_thread);
@@ -406,19 +410,13 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->engine_state_s = decoders_->engine_state_seconds();
   s->engine_calls = decoders_->engine_calls();
   s->gpu_local_cpus = pinned_cpus_;
-  s->engine_busy_s = static_cast<double>(decoders_->engine_busy_ns() - engine_busy_base_ns_.load()) * 1e-9;
-  s->engine_turn_wait_s = static_cast<double>(decoders_->engine_turn_wait_ns() - turn_wait_base_ns_.load()) * 1e-9;
-  s->engine_memory_wait_s = static_cast<double>(engine_times_.memory_wait_ns.load()) * 1e-9;
-  s->engine_pack_s = static_cast<double>(engine_times_.pack_ns.load()) * 1e-9;
+  engine_times_.Fill(*decoders_, s);
 }
 
 void GpuExecutor::ResetStats() {
   for (auto& r : route_samples_) r.store(0);
   for (auto& r : route_pixels_) r.store(0);
-  engine_busy_base_ns_.store(decoders_->engine_busy_ns());
-  turn_wait_base_ns_.store(decoders_->engine_turn_wait_ns());
-  engine_times_.memory_wait_ns.store(0);
-  engine_times_.pack_ns.store(0);
+  engine_times_.Reset(*decoders_);
 }
 
 }  // namespace
