@@ -1,7 +1,7 @@
 // How the host threads that wait for the GPU wait: CUDA spins them by default on a machine with
 // more cores than GPUs. On an H200 with 16 cores the loader ran 5-15% faster with blocking waits
 // at batch 32 (the multi-GPU image pipeline), 4% on the seed pipeline, level on dataset (a)
-// (docs/benchmarks.md): nvJPEG's engine calls wait for the engines inside.
+// (docs/benchmarks.md); which of its waits gained is not measured.
 //
 //   SLUICE_RETURN_IF_ERROR(cudaSetDevice(dev));
 //   SLUICE_RETURN_IF_ERROR(PreferBlockingWaits());
