@@ -40,11 +40,13 @@ a 16 x 16 JPEG, the states' image slots at most the call width + 32 in all), SLU
 would initialize a state again; 0, the default: balanced calls), SLUICE_ENGINE_PRIORITY (1: the
 engine threads' streams at the device's greatest priority; 0, the default: CUDA's default),
 SLUICE_PACK_EARLY (1: the I/O thread that plans a batch packs its engine samples' resampling
-tables, not the engine threads after their calls; 0, the default), SLUICE_CUDA_WAIT (0: CUDA's
+tables, not the engine threads after their calls; 0: the engine threads; unset, the default: the
+planning thread for batches of up to 64, the engine threads above), SLUICE_CUDA_WAIT (0: CUDA's
 waits as CUDA chose, spinning here; 1, the default: blocking where CUDA chose; a `sched` given is
 kept either way), SLUICE_CPU_ZEROCOPY (1: the finishing kernel reads the CPU route's pinned
 buffers across the bus, no CUDA call per CPU-side sample; 0, the default: a device copy of each),
-SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
+SLUICE_ENGINE_SHARED_STATES (1, the default: the two engine threads draw their nvJPEG states
+from one pool; 0: a pool each), SLUICE_POOL_CAP (the device pool's cap as a multiple of the budget; 0: uncapped), SLUICE_SWEEP_MS
 (the pools' sweep as an epoch starts at most once per this many ms; 0: every epoch). auto's
 windows (stats()["route_windows"]) are counted into a summary per row: share -> windows, mean
 img/s (engines busy), and listed in order with their phases (hold, probe, check).

@@ -100,6 +100,7 @@ set(SLUICE_CUDA_SOURCES
   src/codec/nvjpeg_api.cc
   src/codec/nvjpeg_context.cc
   src/codec/nvjpeg_decoders.cc
+  src/codec/engine_state_pool.cc
   src/codec/engine_rate.cc
   src/video/nvcuvid_api.cc
   src/video/nvdec_pictures.cc

@@ -46,13 +46,14 @@ bool HybridDecodable(const ImageInfo& info) {
 // ---------------------------------------------------------------------------- hardware
 
 Result<std::unique_ptr<NvjpegHardwareDecoder>> NvjpegHardwareDecoder::Create(NvjpegContext* ctx, int images_per_engine,
-                                                                             int max_side, EnginePads pads) {
+                                                                             int max_side, EnginePads pads,
+                                                                             std::shared_ptr<EngineStatePool> states) {
   if (ctx->hardware_handle() == nullptr) return ctx->hardware_status();
   if (max_side < 1) return InvalidArgument("the engines' largest image side must be at least 1, not ", max_side);
   const NvjpegApi& api = ctx->api();
-  std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx, max_side, pads));
+  if (states == nullptr) states = std::make_shared<EngineStatePool>(ctx, 1);
+  std::unique_ptr<NvjpegHardwareDecoder> d(new NvjpegHardwareDecoder(ctx, max_side, pads, std::move(states)));
   d->width_ = ctx->hardware_engines() * images_per_engine;
-  d->states_.reserve(kMaxStates);
   d->params_.resize(static_cast<size_t>(d->width_));
   for (auto& p : d->params_) {
     SLUICE_NVJPEG_RETURN_IF_ERROR(api.nvjpegDecodeParamsCreate(ctx->hardware_handle(), &p));
@@ -89,15 +90,13 @@ NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
   if (tiny_pad_ != nullptr) cudaFreeHost(tiny_pad_);
   for (auto p : params_)
     if (p != nullptr) api.nvjpegDecodeParamsDestroy(p);
-  for (SizedState& s : states_) api.nvjpegJpegStateDestroy(s.state);
+  std::lock_guard<std::mutex> turn(g_hardware_call);  // the pool's other decoders may be calling
+  pool_.reset();  // the last decoder of a pool destroys its states
 }
 
-Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::AddState() {
+Result<EngineState*> NvjpegHardwareDecoder::AddState() {
   ScopedTimer timed(&state_ns_);
-  SizedState fresh;
-  SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegJpegStateCreate(ctx_->hardware_handle(), &fresh.state));
-  states_.push_back(fresh);  // reserved for kMaxStates: pointers to the others stay valid
-  return &states_.back();
+  return pool_->Add();  // pointers to the pool's other states stay valid
 }
 
 Status NvjpegHardwareDecoder::WaitForEarlierCalls() {
@@ -114,9 +113,10 @@ Status NvjpegHardwareDecoder::RecordCall(cudaStream_t stream) {
   return Status::OK();
 }
 
-Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
+Status NvjpegHardwareDecoder::Initialize(EngineState* s, int n) {
   ScopedTimer timed(&state_ns_);
   SLUICE_RETURN_IF_ERROR(WaitForEarlierCalls());
+  SLUICE_RETURN_IF_ERROR(EngineStatePool::WaitForLastCall(*s, nullptr));  // maybe another decoder's
   SLUICE_NVJPEG_RETURN_IF_ERROR(
       ctx_->api().nvjpegDecodeBatchedInitialize(ctx_->hardware_handle(), s->state, n, 1, NVJPEG_OUTPUT_RGBI));
   s->size = n;
@@ -125,13 +125,14 @@ Status NvjpegHardwareDecoder::Initialize(SizedState* s, int n) {
   return Status::OK();
 }
 
-Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n) {
-  const bool full = static_cast<int>(states_.size()) >= kMaxStates;
-  SizedState* pick = nullptr;
-  for (SizedState& s : states_)
+Result<EngineState*> NvjpegHardwareDecoder::StateFor(int n, cudaStream_t stream) {
+  std::vector<EngineState>& states = pool_->states();
+  const bool full = static_cast<int>(states.size()) >= kMaxStates;
+  EngineState* pick = nullptr;
+  for (EngineState& s : states)
     if (s.size == n) pick = &s;
   if (pick == nullptr) {  // the smallest initialized state this call can fill up with pads
-    for (SizedState& s : states_)
+    for (EngineState& s : states)
       if (!s.stale && s.size > n && (full || s.size - n <= kMaxPads) &&
           (pick == nullptr || s.size < pick->size))
         pick = &s;
@@ -143,34 +144,43 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::StateFor(int n
     SLUICE_ASSIGN_OR_RETURN(pick, AddState());
   }
   if (pick == nullptr) return pick;
-  pick->last_use = ++uses_;
+  pick->last_use = pool_->NextUse();
   if (pick->size < n || pick->stale) SLUICE_RETURN_IF_ERROR(Initialize(pick, n));
+  SLUICE_RETURN_IF_ERROR(EngineStatePool::WaitForLastCall(*pick, stream));  // another decoder's call
   return pick;
 }
 
-int NvjpegHardwareDecoder::state_slots() const {
+int NvjpegHardwareDecoder::SlotsInUse() const {
   int slots = 0;
-  for (const SizedState& s : states_) slots += std::max(s.size, 0);
+  for (const EngineState& s : pool_->states()) slots += std::max(s.size, 0);
   return slots;
 }
 
+int NvjpegHardwareDecoder::state_slots() const {
+  std::lock_guard<std::mutex> turn(g_hardware_call);
+  return SlotsInUse();
+}
+
 std::vector<int> NvjpegHardwareDecoder::state_sizes() const {
+  std::lock_guard<std::mutex> turn(g_hardware_call);
   std::vector<int> sizes;
-  for (const SizedState& s : states_)
+  for (const EngineState& s : pool_->states())
     if (s.size > 0 && !s.stale) sizes.push_back(s.size);
   return sizes;
 }
 
 int NvjpegHardwareDecoder::slot_bound() const {
-  return pads_ == EnginePads::kTinyJpegBoundedSlots ? width_ + kMaxPads : std::numeric_limits<int>::max();
+  return pads_ == EnginePads::kTinyJpegBoundedSlots ? pool_->decoders() * (width_ + kMaxPads)
+                                                    : std::numeric_limits<int>::max();
 }
 
-Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::MakeRoom(int n) {
+Result<EngineState*> NvjpegHardwareDecoder::MakeRoom(int n) {
   const int bound = slot_bound();
+  std::vector<EngineState>& states = pool_->states();
   nvjpegJpegState_t reused = nullptr;  // the state to initialize again for n
-  while (state_slots() + n > bound) {
-    SizedState* oldest = nullptr;
-    for (SizedState& s : states_)
+  while (SlotsInUse() + n > bound) {
+    EngineState* oldest = nullptr;
+    for (EngineState& s : states)
       if (s.size > 0 && (oldest == nullptr || s.last_use < oldest->last_use)) oldest = &s;
     if (oldest == nullptr) break;  // n alone is within the bound (n <= width_)
     if (reused == nullptr) {
@@ -182,22 +192,21 @@ Result<NvjpegHardwareDecoder::SizedState*> NvjpegHardwareDecoder::MakeRoom(int n
     // state's buffers (nvJPEG frees them with cuMemFree, which waits for the device).
     ScopedTimer timed(&state_ns_);
     SLUICE_RETURN_IF_ERROR(WaitForEarlierCalls());
-    SLUICE_NVJPEG_RETURN_IF_ERROR(ctx_->api().nvjpegJpegStateDestroy(oldest->state));
-    states_.erase(states_.begin() + (oldest - states_.data()));
+    SLUICE_RETURN_IF_ERROR(pool_->Destroy(oldest));
   }
-  for (SizedState& s : states_)
+  for (EngineState& s : states)
     if (s.state == reused) return &s;
-  return static_cast<SizedState*>(nullptr);
+  return static_cast<EngineState*>(nullptr);
 }
 
 Status NvjpegHardwareDecoder::Reserve(int n) {
   if (n < 1 || n > width_) return InvalidArgument("a state for calls of ", n, " images: the decoder takes 1 to ", width_);
   std::lock_guard<std::mutex> turn(g_hardware_call);
-  for (const SizedState& s : states_)
+  for (const EngineState& s : pool_->states())
     if (s.size == n && !s.stale) return Status::OK();
-  if (static_cast<int>(states_.size()) >= kMaxStates)
+  if (static_cast<int>(pool_->states().size()) >= kMaxStates)
     return ResourceExhausted("the hardware decoder has ", kMaxStates, " states already");
-  SLUICE_ASSIGN_OR_RETURN(SizedState* fresh, AddState());
+  SLUICE_ASSIGN_OR_RETURN(EngineState* fresh, AddState());
   return Initialize(fresh, n);
 }
 
@@ -209,12 +218,14 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   std::lock_guard<std::mutex> turn(g_hardware_call);
   turn_wait_ns_.fetch_add(NowNs() - asked, std::memory_order_relaxed);
   ScopedTimer busy(&busy_ns_);  // the turn, however the call ends
-  SLUICE_ASSIGN_OR_RETURN(SizedState* state, StateFor(n));
+  SLUICE_ASSIGN_OR_RETURN(EngineState* state, StateFor(n, stream));
   if (state != nullptr) return DecodeOneCall(jobs, state, stream);
   // Every state is made and all are smaller than n: calls of the largest one's size.
-  SizedState* largest = &*std::max_element(states_.begin(), states_.end(), [](const SizedState& a, const SizedState& b) {
+  std::vector<EngineState>& states = pool_->states();
+  EngineState* largest = &*std::max_element(states.begin(), states.end(), [](const EngineState& a, const EngineState& b) {
     return a.size < b.size;
   });
+  SLUICE_RETURN_IF_ERROR(EngineStatePool::WaitForLastCall(*largest, stream));
   for (int start = 0; start < n; start += largest->size) {
     if (largest->stale) SLUICE_RETURN_IF_ERROR(Initialize(largest, largest->size));
     SLUICE_RETURN_IF_ERROR(DecodeOneCall(jobs.subspan(static_cast<size_t>(start),
@@ -224,7 +235,7 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   return Status::OK();
 }
 
-Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, SizedState* state, cudaStream_t stream) {
+Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, EngineState* state, cudaStream_t stream) {
   const NvjpegApi& api = ctx_->api();
   const int n = static_cast<int>(jobs.size());
   const int m = state->size;  // n images, then m - n pads
@@ -261,8 +272,10 @@ Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, Siz
                                                      lengths.data(), dest.data(), params_.data(), stream);
   if (s != NVJPEG_STATUS_SUCCESS) {
     state->stale = true;  // a failed batch needs a fresh initialization
+    (void)EngineStatePool::RecordCall(state, stream);  // its work may still run
     return NvjpegStatus(s, "nvjpegDecodeBatchedEx");
   }
+  SLUICE_RETURN_IF_ERROR(EngineStatePool::RecordCall(state, stream));
   return RecordCall(stream);
 }
 

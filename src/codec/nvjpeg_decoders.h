@@ -10,7 +10,8 @@
 //                          GPU work; a state is reused only after its GPU work finished.
 //
 // Thread-safety: a NvjpegHardwareDecoder is driven by one thread at a time; the Decode calls of
-// all of them in the process take turns (see Decode). NvjpegHybridDecoder::Decode may run on many
+// all of them in the process take turns (see Decode), and decoders may share their states
+// (codec/engine_state_pool.h). NvjpegHybridDecoder::Decode may run on many
 // threads at once, each with its own `worker` index.
 #ifndef SLUICE_CODEC_NVJPEG_DECODERS_H_
 #define SLUICE_CODEC_NVJPEG_DECODERS_H_
@@ -23,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "codec/engine_state_pool.h"
 #include "codec/image_info.h"
 #include "codec/nvjpeg_context.h"
 
@@ -69,9 +71,12 @@ class NvjpegHardwareDecoder {
   // of calls of 128 on the H100 (11,787 vs 15,350 on 143 KiB 4:4:4 files; 16,363 vs 23,474 on
   // 28 KiB 4:2:0), so the per-image kernels stay.
   // It takes images of up to `max_side` pixels a side (EnginesTake; see Decode for why).
+  // Its states come from `states`, shared with the other decoders made with it (of the same
+  // `images_per_engine` and `pads`); nullptr: a pool of its own.
   static Result<std::unique_ptr<NvjpegHardwareDecoder>> Create(NvjpegContext* ctx, int images_per_engine,
                                                                int max_side,
-                                                               EnginePads pads = EnginePads::kSmallestFile);
+                                                               EnginePads pads = EnginePads::kSmallestFile,
+                                                               std::shared_ptr<EngineStatePool> states = nullptr);
   ~NvjpegHardwareDecoder();
 
   // Images per nvjpegDecodeBatchedEx call: a multiple of the engine count.
@@ -109,7 +114,8 @@ class NvjpegHardwareDecoder {
   // the bound goes into the least recently used state, initialized again for it (its buffers
   // freed), and states used less recently still are destroyed until the slots fit: `auto`'s
   // one look at the engines alone (calls of 128 beside its state of 208) costs two
-  // initializations then, instead of a second state's memory for the rest of the run.
+  // initializations then, instead of a second state's memory for the rest of the run. The
+  // states (and the bound) belong to the pool: decoders sharing it find the sizes each other made.
   // REQUIRES: every job's image is one the engines take (EnginesTake(info, max_side())).
   Status Decode(std::span<const NvjpegJob> jobs, cudaStream_t stream);
 
@@ -121,19 +127,19 @@ class NvjpegHardwareDecoder {
   // ResourceExhausted when kMaxStates states exist.
   Status Reserve(int n);
 
-  // Each state holds nvJPEG's buffers for its size.
-  static constexpr int kMaxStates = 8;
+  // Each state holds nvJPEG's buffers for its size; a pool holds at most this many.
+  static constexpr int kMaxStates = EngineStatePool::kMaxStates;
   // A call may be padded by up to kMaxPads images: kSmallestFile's pads are whole files the engines
   // decode (a call of 128 in a state of 208 would do about 1.3x the work of one in a state of 128).
   static constexpr int kMaxPads = 32;
-  // The image slots of the states initialized now (for tests; not while a Decode runs).
+  // The image slots of the pool's states initialized now (for tests), and their sizes, and the
+  // most image slots they may hold in all (kTinyJpegBoundedSlots: the pool's decoders times
+  // batch_width() + kMaxPads; otherwise no bound): for EngineCallSizes. Any thread (they wait
+  // for the turn).
   int state_slots() const;
-  // The sizes of the states initialized now, and the most image slots they may hold in all
-  // (kTinyJpegBoundedSlots: batch_width() + kMaxPads; otherwise no bound): for EngineCallSizes.
-  // The thread that calls Decode, between its calls.
   std::vector<int> state_sizes() const;
   int slot_bound() const;
-  // States initialized so far (for tests: a padded call initializes none; stats). Any thread.
+  // States this decoder initialized so far (for tests: a padded call initializes none; stats). Any thread.
   int64_t state_initializations() const { return inits_.load(std::memory_order_relaxed); }
   // Nanoseconds spent making, initializing and destroying states, since creation: the engines
   // wait through it (it holds the turn) and busy_ns() includes it. Any thread may read it.
@@ -149,41 +155,36 @@ class NvjpegHardwareDecoder {
   int64_t calls() const { return calls_.load(std::memory_order_relaxed); }
 
  private:
-  NvjpegHardwareDecoder(NvjpegContext* ctx, int max_side, EnginePads pads)
-      : ctx_(ctx), max_side_(max_side), pads_(pads) {}
-  struct SizedState {
-    nvjpegJpegState_t state = nullptr;
-    int size = -1;           // batch size it is initialized for; -1: none yet
-    bool stale = false;      // a failed call: initialize again before the next
-    int64_t last_use = 0;    // uses_ when a call last took it
-  };
-  // A state for calls of n images: one of size n, or a larger one within the padding limit;
-  // nullptr when kMaxStates states exist and none holds n images.
-  Result<SizedState*> StateFor(int n);
+  NvjpegHardwareDecoder(NvjpegContext* ctx, int max_side, EnginePads pads, std::shared_ptr<EngineStatePool> states)
+      : ctx_(ctx), max_side_(max_side), pads_(pads), pool_(std::move(states)) {}
+  // The rest under g_hardware_call (the turn).
+  // A state for calls of n images on `stream`: one of size n, or a larger one within the padding
+  // limit; nullptr when kMaxStates states exist and none holds n images.
+  Result<EngineState*> StateFor(int n, cudaStream_t stream);
   // kTinyJpegBoundedSlots: for a call of n that no state holds, when a new state would take the
   // slots past the bound, the state to initialize again for it (the least recently used; older
   // ones destroyed until the slots fit); nullptr when a new state fits.
-  Result<SizedState*> MakeRoom(int n);
+  Result<EngineState*> MakeRoom(int n);
   // One nvjpegDecodeBatchedEx call of `jobs` in `state`, filled up with pads to its size.
-  Status DecodeOneCall(std::span<const NvjpegJob> jobs, SizedState* state, cudaStream_t stream);
+  Status DecodeOneCall(std::span<const NvjpegJob> jobs, EngineState* state, cudaStream_t stream);
   // The k-th pad of a call whose smallest file is `smallest`, into pad_out_.
   NvjpegJob Pad(const NvjpegJob& smallest, int k) const;
   Status MakeTinyPad();  // tiny_pad_, in page-locked memory as the loader's files are
-  Result<SizedState*> AddState();           // a new, uninitialized state
-  Status Initialize(SizedState* s, int n);  // s for calls of n images
-  Status WaitForEarlierCalls();             // see EngineWait(); under g_hardware_call
-  Status RecordCall(cudaStream_t stream);   // after a call, for WaitForEarlierCalls
+  Result<EngineState*> AddState();           // a new, uninitialized state in the pool
+  Status Initialize(EngineState* s, int n);  // s for calls of n images
+  Status WaitForEarlierCalls();              // see EngineWait()
+  Status RecordCall(cudaStream_t stream);    // after a call, for WaitForEarlierCalls
+  int SlotsInUse() const;                    // state_slots(), in the turn
 
   NvjpegContext* ctx_;
   const int max_side_;
   const EnginePads pads_;
-  std::vector<SizedState> states_;
+  std::shared_ptr<EngineStatePool> pool_;
   std::atomic<int64_t> inits_{0};  // written under the turn; read by stats
   std::atomic<int64_t> state_ns_{0};
   std::atomic<int64_t> busy_ns_{0};
   std::atomic<int64_t> turn_wait_ns_{0};
   std::atomic<int64_t> calls_{0};
-  int64_t uses_ = 0;  // calls that took a state, under the turn (SizedState::last_use)
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
   uint8_t* tiny_pad_ = nullptr;  // the tiny pads' file; nullptr: kSmallestFile
   size_t tiny_pad_size_ = 0;

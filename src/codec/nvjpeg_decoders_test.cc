@@ -155,10 +155,10 @@ class NvjpegTest : public ::testing::Test {
 
   // A hardware decoder with the states' slots bounded and a call width of at least min_width
   // images; nullptr (a failed expectation) if it cannot be made.
-  std::unique_ptr<NvjpegHardwareDecoder> BoundedDecoder(int min_width) {
+  std::unique_ptr<NvjpegHardwareDecoder> BoundedDecoder(int min_width, std::shared_ptr<EngineStatePool> pool = nullptr) {
     const int engines = ctx_->hardware_engines();
     auto hw = NvjpegHardwareDecoder::Create(ctx_.get(), (min_width + engines - 1) / engines, kMaxSide,
-                                            EnginePads::kTinyJpegBoundedSlots);
+                                            EnginePads::kTinyJpegBoundedSlots, std::move(pool));
     EXPECT_TRUE(hw.ok()) << hw.status().ToString();
     if (!hw.ok()) return nullptr;
     EXPECT_GE((*hw)->batch_width(), min_width);
@@ -253,6 +253,45 @@ TEST_F(NvjpegTest, HardwareStatesKeepTheirSlotsWithinTheBound) {
   call(w, 4, w);                            // the 8's again; the (w - kMaxPads - 1)'s destroyed
   call(8, 5, w + 8);
   call(w, 5, w + 8);
+}
+
+// Two decoders on one pool (the GPU path's two engine threads): a call size either initialized
+// serves the other, on other streams, and two sizes fit side by side within twice one decoder's
+// bound, so going back and forth between them initializes nothing; every image gets its pixels.
+TEST_F(NvjpegTest, HardwareDecodersSharingAPoolInitializeEachSizeOnce) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  constexpr int kPads = NvjpegHardwareDecoder::kMaxPads;
+  auto pool = std::make_shared<EngineStatePool>(ctx_.get(), 2);
+  std::unique_ptr<NvjpegHardwareDecoder> a = BoundedDecoder(2 * kPads + 2, pool);
+  std::unique_ptr<NvjpegHardwareDecoder> b = BoundedDecoder(2 * kPads + 2, pool);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  const int w = a->batch_width();
+  EXPECT_EQ(a->slot_bound(), 2 * (w + kPads));
+  const int small = w - kPads - 1;  // too far below w for pads: a state of its own
+  auto call = [&](NvjpegHardwareDecoder& d, int n) { CheckRoute(/*hardware=*/true, false, &d, n); };
+  call(*a, w);
+  EXPECT_EQ(a->state_initializations(), 1);
+  call(*b, w);
+  EXPECT_EQ(b->state_initializations(), 0);  // a's state, after a's call on another stream
+  call(*b, small);
+  call(*a, small);
+  EXPECT_EQ(b->state_initializations(), 1);
+  EXPECT_EQ(a->state_initializations(), 1);
+  for (int round = 0; round < 2; ++round) {
+    call(*a, w);
+    call(*b, small);
+    call(*b, w);
+    call(*a, small);
+  }
+  EXPECT_EQ(a->state_initializations() + b->state_initializations(), 2);
+  EXPECT_EQ(a->state_slots(), w + small);
+  EXPECT_EQ(b->state_sizes(), (std::vector<int>{w, small}));
+  // The pool outlives the first decoder to go: the other still decodes in its states.
+  pool.reset();
+  a.reset();
+  call(*b, w);
+  EXPECT_EQ(b->state_initializations(), 1);
 }
 
 // EngineCallSizes with full_calls_first on a real decoder: a turn a little larger than the width,

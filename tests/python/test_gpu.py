@@ -238,7 +238,8 @@ def test_every_route_decodes_like_the_cpu_decoder(format_folder, route):
         assert st["engine_state_inits"] >= 1, st  # at least the state its calls used
         # ... and making it took time, within the engines' busy time.
         assert 0 < st["engine_state_seconds"] <= st["engine_busy_seconds"], st
-        assert threads["pack"] > 0, threads  # each decoded sample packed on an engine thread
+        # Batches of up to 64 are packed by the thread that plans them (PackEarly), not on an engine thread.
+        assert threads["pack"] == 0, threads
     elif route in ("hybrid", "cpu"):
         assert st["engine_busy_seconds"] == 0, st
         assert all(v == 0 for v in threads.values()), threads
@@ -1044,10 +1045,10 @@ def hardware_epochs(folder: str, env: dict, counter: str, seed: int, prefetch: i
 
 @needs_gpu
 def test_samples_packed_before_the_engines_give_the_same_batches(imagenet_folder):
-    # SLUICE_PACK_EARLY=1 (an experiment, off by default): the I/O thread that plans a batch packs
-    # its engine samples' resampling tables, and the engine threads pack none. The batches must
-    # come out bit for bit as when the engine threads pack them (the hardware route is
-    # reproducible).
+    # SLUICE_PACK_EARLY=1 (the default for batches of up to 64): the I/O thread that plans a batch
+    # packs its engine samples' resampling tables, and the engine threads pack none (0: they do, as
+    # for larger batches). The batches must come out bit for bit as when the engine threads pack
+    # them (the hardware route is reproducible).
     code = (f"import hashlib, sluice, sluice.transforms as ST\n"
             f"loader = sluice.Loader({imagenet_folder!r}, [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip()], "
             f"batch_size=6, shuffle=True, seed=5, device='cuda', dtype='float16', decode_route='hardware')\n"
@@ -1087,13 +1088,33 @@ def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder)
 
 
 @needs_gpu
+def test_engine_threads_sharing_their_states_give_the_same_batches(imagenet_folder):
+    # The two engine threads draw their nvJPEG states from one pool (SLUICE_ENGINE_SHARED_STATES=1,
+    # the default; 0: a pool each). Each engine thread reserves a state for calls of 6 as it
+    # starts (SLUICE_ENGINE_STATES), and every batch is a call of 6: with a pool each, two states
+    # are made; shared, the first serves both threads' calls, on both streams. The batches must
+    # come out bit for bit the same, every sample on the engines.
+    def run(shared: str) -> list[str]:
+        return hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_SHARED_STATES": shared, "SLUICE_ENGINE_STATES": "6"},
+                               "engine_state_inits", seed=7)
+
+    own, shared = run("0"), run("1")
+    n = len(pairs_of(imagenet_folder))
+    for out in (own, shared):
+        assert int(out[1]) == 2 * n  # every sample on the engines
+    assert shared[2:] == own[2:], "a batch differs when the engine threads share their states"
+    assert int(shared[0]) == 1, shared[0]
+    assert int(own[0]) == 2, own[0]
+
+
+@needs_gpu
 def test_engine_calls_padded_with_a_tiny_jpeg_give_the_same_batches(imagenet_folder):
     # SLUICE_ENGINE_PAD: a call shorter than its nvJPEG state is filled up with its smallest file
     # (0) or a 16 x 16 JPEG (1; 2, the default, also bounds the states' image slots). With a state
     # of 8 made ahead, batches of 6 (all for the engines) are calls of 6 padded by 2; each batch
     # must come out bit for bit the same with each, every sample on the engines (a call the
     # engines rejected would go to libjpeg-turbo, whose pixels differ), and no state made beyond
-    # the reserved one per engine thread.
+    # the reserved one (the engine threads share their states).
     def run(pad: str) -> list[str]:
         return hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_PAD": pad, "SLUICE_ENGINE_STATES": "8"},
                                "engine_state_inits", seed=5)
@@ -1103,7 +1124,7 @@ def test_engine_calls_padded_with_a_tiny_jpeg_give_the_same_batches(imagenet_fol
     for out in (smallest_file, tiny, bounded):
         assert len(out) == 2 + batches
         assert int(out[1]) == 6 * batches  # every sample on the engines
-        assert int(out[0]) == 2, "a state was made for the calls of 6"  # 1 per engine thread
+        assert int(out[0]) == 1, "a state was made for the calls of 6"  # one for both threads
     assert tiny[2:] == smallest_file[2:], "a batch differs with tiny pads"
     assert bounded[2:] == smallest_file[2:], "a batch differs with the states' slots bounded"
 

@@ -30,6 +30,11 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
   // the largest state first where balanced calls would initialize a state again.
   static const bool full_calls_first = EnvKnob("SLUICE_ENGINE_SPLIT", 0) == 1;
   d->full_calls_first_ = full_calls_first;
+  // The engine threads' calls take turns, so one pool of states serves both (an experiment knob:
+  // 0, a pool each, which initialized each call size once per thread).
+  static const bool shared_states = EnvKnob("SLUICE_ENGINE_SHARED_STATES", 1) == 1;
+  std::shared_ptr<EngineStatePool> states;
+  if (shared_states) states = std::make_shared<EngineStatePool>(d->nvjpeg_.get(), kEngineThreads);
   for (int t = 0; route != DecodeRoute::kHybrid && t < kEngineThreads; ++t) {
     static const int per_engine = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_IMAGES", 32)));
     static const int max_side = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_MAX_SIDE", kEngineMaxSide)));
@@ -37,7 +42,7 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
     // of its smallest file; 1, a tiny JPEG; 2 (the default), a tiny JPEG, the states' slots bounded.
     static const EnginePads pads = PadsFromKnob(static_cast<int>(EnvKnob("SLUICE_ENGINE_PAD", 2)));
     Result<std::unique_ptr<NvjpegHardwareDecoder>> hw =
-        NvjpegHardwareDecoder::Create(d->nvjpeg_.get(), per_engine, max_side, pads);
+        NvjpegHardwareDecoder::Create(d->nvjpeg_.get(), per_engine, max_side, pads, states);
     if (!hw.ok()) {
       d->hw_.clear();
       if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");

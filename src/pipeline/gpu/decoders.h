@@ -1,8 +1,8 @@
 // GpuDecoders: the GPU path's nvJPEG decoders: the context, two engine threads' hardware decoders
-// (each with its stream and tap scratch) and the hybrid decoder. Their nvJPEG calls take turns
-// (NvjpegHardwareDecoder::Decode: concurrent calls can deadlock), but while one engine thread's
-// call runs, the other waits for its batch's memory and fills tap tables. Measured on (a): one
-// engine thread 14,700 images/s, two 17,300.
+// (each with its stream and tap scratch; one pool of nvJPEG states for both) and the hybrid
+// decoder. Their nvJPEG calls take turns (NvjpegHardwareDecoder::Decode: concurrent calls can
+// deadlock), but while one engine thread's call runs, the other waits for its batch's memory and
+// fills tap tables. Measured on (a): one engine thread 14,700 images/s, two 17,300.
 //
 // Thread-safety: engine thread t alone uses engine t; DecodeHybrid runs on the CPU-side decode
 // threads, each with its worker index.

@@ -6,6 +6,7 @@
 #include "core/env_knob.h"
 #include "gpu/cuda_util.h"
 #include "pipeline/gpu/launch.h"
+#include "pipeline/resolve_options.h"
 
 namespace sluice {
 
@@ -64,9 +65,9 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
   return rejected;
 }
 
-bool PackEarly() {
-  static const bool early = EnvKnob("SLUICE_PACK_EARLY", 0) == 1;
-  return early;
+bool PackEarly(int batch_size) {
+  static const double knob = EnvKnob("SLUICE_PACK_EARLY", -1);
+  return knob == 1 || (knob != 0 && batch_size <= kSmallBatch);
 }
 
 std::vector<int> PackBeforeEngines(GpuBatch* b, std::vector<int> members, ResizeScratch* scratch,

@@ -35,9 +35,13 @@ std::vector<std::vector<int>> DecodeEngineJobs(std::span<const EngineJob> jobs, 
                                                RouteScheduler* scheduler, EngineThreadTimes* times,
                                                const std::function<std::string(const GpuBatch&, int)>& name);
 
-// SLUICE_PACK_EARLY=1 (an experiment; 0, the default, leaves the packing to the engine threads):
-// whether the thread that plans a batch packs its engine samples. Read once.
-bool PackEarly();
+// Whether the thread that plans a batch packs its engine samples' resampling tables (before the
+// engine calls) rather than the engine thread (after them), for batches of `batch_size`: for
+// batches of up to kSmallBatch (64), where the engine threads set the rate (VOC-like set, Resize
+// 640, batches of 32 and 64, two H200s: hardware +8-17%, auto +8-37%, the engine threads' CPU per
+// engine image halved); not above, where the packing delayed each batch's engine calls (batch 256 on 143-KiB
+// files: auto -10%, hardware level). SLUICE_PACK_EARLY: 1 always, 0 never (read once).
+bool PackEarly(int batch_size);
 
 // Packs `members` (engine samples of batch b, planned: their geometry and arena place are set)
 // on the calling thread, so that the engine threads need not; a sample whose packing fails gets

@@ -261,11 +261,15 @@ void GpuExecutor::PlanBatch(const BatchPtr& b, int io_thread) {
   std::vector<int> hw, cpu_side;
   for (size_t i = 0; i < b->gpu.size(); ++i)
     if (b->status[i].ok()) (b->gpu[i].route == DecodeRoute::kHardware ? hw : cpu_side).push_back(static_cast<int>(i));
-  if (PackEarly() && io_thread >= 0)  // an experiment: the engine threads then need not
+  // The CPU side starts first: packing the engine samples here (small batches) delays only them.
+  const bool pack_early = io_thread >= 0 && PackEarly(options_.batch_size);
+  b->pending.store(2 + static_cast<int>(cpu_side.size()));  // + the engines' part; given back if none
+  for (int i : cpu_side) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
+  if (pack_early)
     hw = PackBeforeEngines(b.get(), std::move(hw), &io_scratch_[static_cast<size_t>(io_thread)],
                            [this](const GpuBatch& g, int i) { return NameOf(g, i); });
   b->timing->Mark(BatchTrace::kPlanned);
-  b->pending.store(1 + (hw.empty() ? 0 : 1) + static_cast<int>(cpu_side.size()));
+  if (hw.empty()) Done(b, 1);  // no engine part
   if (!hw.empty() && gather_ > 0) {  // an engine thread takes this batch's samples with others queued
     const int images = static_cast<int>(hw.size());
     engine_jobs_.Push(EngineJob{b, std::move(hw)}, images);
@@ -277,7 +281,6 @@ void GpuExecutor::PlanBatch(const BatchPtr& b, int io_thread) {
       DecodeOnEngines(std::move(one), t);
     });
   }
-  for (int i : cpu_side) compute_pool_->Submit([this, b, i](int worker) { DecodeCpuSide(b, i, worker); });
   Done(b, 1);
 }
 
