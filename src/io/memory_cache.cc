@@ -1,15 +1,28 @@
 #include "io/memory_cache.h"
 
+#include <cstring>
+
 namespace sluice {
 
-MemoryCache::MemoryCache(std::shared_ptr<const Source> source, int64_t budget)
-    : source_(std::move(source)), budget_(budget), kept_(static_cast<size_t>(source_->size())) {}
+MemoryCache::MemoryCache(std::shared_ptr<const Source> source, int64_t budget, CacheHandOut hand_out)
+    : source_(std::move(source)), budget_(budget), hand_out_(hand_out),
+      kept_(static_cast<size_t>(source_->size())) {}
 
 Result<SampleBytes> MemoryCache::Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const {
+  return hand_out_ == CacheHandOut::kShare ? ReadAndShare(index, memory, max_bytes)
+                                           : ReadAndCopy(index, memory, max_bytes);
+}
+
+MemoryCache::Kept MemoryCache::Find(int64_t index, int64_t max_bytes) const {
+  const Kept& k = kept_[static_cast<size_t>(index)];
+  return k.owner != nullptr && static_cast<int64_t>(k.size) <= max_bytes ? k : Kept{};
+}
+
+Result<SampleBytes> MemoryCache::ReadAndShare(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const Kept& k = kept_[static_cast<size_t>(index)];
-    if (k.owner != nullptr && static_cast<int64_t>(k.size) <= max_bytes) {
+    const Kept k = Find(index, max_bytes);
+    if (k.owner != nullptr) {
       hits_.fetch_add(1, std::memory_order_relaxed);
       return SampleBytes{k.owner, k.owner.get(), k.size};
     }
@@ -39,6 +52,43 @@ Result<SampleBytes> MemoryCache::Read(int64_t index, const ByteAllocator& memory
   if (k.owner == nullptr && bytes_ + static_cast<int64_t>(bytes->size) <= budget_) {  // else: kept meanwhile
     k = Kept{own, bytes->size};
     bytes_ += static_cast<int64_t>(bytes->size);
+  }
+  return bytes;
+}
+
+Result<SampleBytes> MemoryCache::ReadAndCopy(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const {
+  Kept k;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    k = Find(index, max_bytes);
+  }
+  if (k.owner != nullptr) {  // a copy of the kept bytes (kept for good: no lock needed to read them)
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    SampleBytes out;
+    out.owner = memory(k.size + 1);  // the size + 1, as sources ask
+    if (!out.owner) return ResourceExhausted(name(index), ": cannot allocate ", k.size, " bytes");
+    std::memcpy(out.owner.get(), k.owner.get(), k.size);
+    out.data = out.owner.get();
+    out.size = k.size;
+    return out;
+  }
+  misses_.fetch_add(1, std::memory_order_relaxed);
+  Result<SampleBytes> bytes = source_->Read(index, memory, max_bytes);
+  if (!bytes.ok()) return bytes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (kept_[static_cast<size_t>(index)].owner != nullptr || bytes_ + static_cast<int64_t>(bytes->size) > budget_)
+      return bytes;
+    bytes_ += static_cast<int64_t>(bytes->size);  // reserved while the copy is made
+  }
+  std::shared_ptr<uint8_t> copy(new uint8_t[bytes->size], std::default_delete<uint8_t[]>());
+  std::memcpy(copy.get(), bytes->data, bytes->size);
+  std::lock_guard<std::mutex> lock(mu_);
+  Kept& kept = kept_[static_cast<size_t>(index)];
+  if (kept.owner == nullptr) {
+    kept = Kept{std::move(copy), bytes->size};
+  } else {  // another thread kept it meanwhile
+    bytes_ -= static_cast<int64_t>(bytes->size);
   }
   return bytes;
 }

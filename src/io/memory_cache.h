@@ -2,9 +2,12 @@
 // first read (the loader's cache="memory"), up to a byte budget. Samples are kept as they are
 // first read until the budget is full, and then kept: no eviction, so with a dataset larger than
 // the budget the same part is served from memory every epoch (a least-recently-used cache would
-// miss on every read of a shuffled epoch). A cached read hands out the kept buffer itself (the
-// bytes are shared, never copied); a sample the budget has room for is read straight into the
-// buffer kept. Failed reads are not kept.
+// miss on every read of a shuffled epoch). How a read comes back (CacheHandOut): kShare, the CPU
+// path's, hands out the kept buffer itself (the bytes are shared, never copied), and a sample the
+// budget has room for is read straight into the buffer kept; kCopy, the GPU path's, reads and
+// hands out every sample in the caller's memory (there page-locked: nvJPEG copies files to the
+// GPU faster from it than from the system's memory, docs/benchmarks.md) and keeps a copy. Failed
+// reads are not kept.
 //
 //   auto cached = std::make_shared<MemoryCache>(source, 8ll << 30);
 //   cached->Read(i, memory, max_bytes);     // from `source` the first time, from memory after
@@ -25,10 +28,12 @@
 
 namespace sluice {
 
+enum class CacheHandOut { kShare, kCopy };
+
 class MemoryCache : public Source {
  public:
   // REQUIRES: source != nullptr; budget >= 0.
-  MemoryCache(std::shared_ptr<const Source> source, int64_t budget);
+  MemoryCache(std::shared_ptr<const Source> source, int64_t budget, CacheHandOut hand_out = CacheHandOut::kShare);
 
   int64_t size() const override { return source_->size(); }
   int64_t label(int64_t index) const override { return source_->label(index); }
@@ -53,8 +58,14 @@ class MemoryCache : public Source {
     std::shared_ptr<uint8_t> owner;
     size_t size = 0;
   };
+  Result<SampleBytes> ReadAndShare(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const;
+  Result<SampleBytes> ReadAndCopy(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const;
+  // Under mu_: the kept bytes of `index` when they fit max_bytes, else a null owner.
+  Kept Find(int64_t index, int64_t max_bytes) const;
+
   std::shared_ptr<const Source> source_;
   const int64_t budget_;
+  const CacheHandOut hand_out_;
   mutable std::mutex mu_;
   mutable std::vector<Kept> kept_;  // by index, under mu_
   mutable int64_t bytes_ = 0;       // under mu_

@@ -100,5 +100,60 @@ TEST(MemoryCacheTest, ManyThreadsKeepEachSampleOnce) {
   EXPECT_EQ(c.hits + c.misses, 8 * 4 * 63);
 }
 
+// CacheHandOut::kCopy (the GPU path): every read comes back in the caller's memory, a hit as a
+// copy of the kept bytes; the budget and the counters as with kShare.
+TEST(MemoryCacheTest, CopiesHandOutTheCallersMemory) {
+  auto src = std::make_shared<CountingSource>(std::vector<size_t>{100, 10, 100, 100});
+  MemoryCache cache(src, 250, CacheHandOut::kCopy);
+  std::vector<const uint8_t*> given;  // what the caller's allocator handed out
+  const ByteAllocator mine = [&](size_t n) {
+    std::shared_ptr<uint8_t> p(new uint8_t[n], std::default_delete<uint8_t[]>());
+    given.push_back(p.get());
+    return p;
+  };
+  for (int round = 0; round < 3; ++round)
+    for (int i : {0, 2, 3}) {
+      auto b = cache.Read(i, mine, 1 << 20);
+      ASSERT_TRUE(b.ok());
+      ASSERT_EQ(b->size, 100u);
+      EXPECT_EQ(b->data, given.back()) << "round " << round << ", sample " << i;
+      EXPECT_EQ(b->data[0], i);
+      EXPECT_EQ(b->data[99], i);
+    }
+  EXPECT_EQ(given.size(), 9u);
+  EXPECT_EQ(src->reads.load(), 3 + 2);  // 0 and 2 kept (200 of 250), 3 read every time
+  MemoryCache::Counters c = cache.counters();
+  EXPECT_EQ(c.hits, 4);
+  EXPECT_EQ(c.misses, 5);
+  EXPECT_EQ(c.bytes, 200);
+  // Failed reads are not kept; a hit over a smaller max_bytes goes to the source.
+  EXPECT_EQ(cache.Read(1, mine, 1 << 20).status().message(), "s1: unreadable");
+  ASSERT_TRUE(cache.Read(0, mine, 50).ok());
+  EXPECT_EQ(src->reads.load(), 7);
+  EXPECT_EQ(cache.counters().bytes, 200);
+}
+
+TEST(MemoryCacheTest, ManyThreadsCopyingKeepEachSampleOnce) {
+  std::vector<size_t> sizes(64, 10);
+  auto src = std::make_shared<CountingSource>(sizes);
+  MemoryCache cache(src, 10 * 40, CacheHandOut::kCopy);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      for (int round = 0; round < 4; ++round)
+        for (int i = 0; i < 64; ++i)
+          if (i != 1) {
+            auto b = cache.Read(i, Heap(), 1 << 20);
+            ASSERT_TRUE(b.ok());
+            ASSERT_EQ(b->size, 10u);
+            ASSERT_EQ(b->data[9], i);
+          }
+    });
+  for (auto& t : threads) t.join();
+  const MemoryCache::Counters c = cache.counters();
+  EXPECT_EQ(c.bytes, 400);
+  EXPECT_EQ(c.hits + c.misses, 8 * 4 * 63);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -225,7 +225,10 @@ Result<std::unique_ptr<Loader>> Loader::Create(std::shared_ptr<const Source> sou
   }
   std::shared_ptr<MemoryCache> cache;
   if (options.memory_cache_bytes > 0) {
-    cache = std::make_shared<MemoryCache>(std::move(source), options.memory_cache_bytes);
+    // The GPU path reads into page-locked buffers, which nvJPEG copies from faster: hits are
+    // copied into them rather than handed out from the system's memory.
+    const CacheHandOut hand_out = options.device.type == DeviceType::kCUDA ? CacheHandOut::kCopy : CacheHandOut::kShare;
+    cache = std::make_shared<MemoryCache>(std::move(source), options.memory_cache_bytes, hand_out);
     source = cache;
   }
   auto impl = std::make_unique<Impl>(std::move(source), std::move(plan), ResolveOptions(options), TuningOf(options));

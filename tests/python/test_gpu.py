@@ -1088,6 +1088,38 @@ def test_engine_calls_that_gather_batches_give_the_same_batches(imagenet_folder)
 
 
 @needs_gpu
+def test_memory_cache_on_the_gpu_gives_the_same_batches(imagenet_folder, tmp_path):
+    # cache="memory" on the GPU path hands each kept sample out as a copy in the loader's
+    # page-locked read buffers. With the files deleted after the first epoch, the later epochs
+    # come from memory alone, and must be bit for bit those of a loader without the cache (the
+    # engines alone: that route is reproducible).
+    import shutil
+    root = str(tmp_path / "data")
+    shutil.copytree(imagenet_folder, root)
+    kw = dict(batch_size=6, shuffle=True, seed=11, device="cuda", dtype="float16", decode_route="hardware")
+    pipe = [ST.RandomResizedCrop(64), ST.RandomHorizontalFlip()]
+    cached, plain = sluice.Loader(root, pipe, cache="memory", **kw), sluice.Loader(root, pipe, **kw)
+
+    def epoch(loader, e):
+        loader.set_epoch(e)
+        return [(x.cpu().numpy(), y.cpu().tolist()) for x, y in loader]
+
+    first = epoch(cached, 0)
+    want = [epoch(plain, e) for e in (0, 1, 2)]
+    for path, _ in cached.samples:
+        os.unlink(path)  # from here on, only the cache has them
+    got = [first] + [epoch(cached, e) for e in (1, 2)]
+    for e in range(3):
+        assert len(got[e]) == len(want[e])
+        for (x, y), (wx, wy) in zip(got[e], want[e]):
+            assert y == wy
+            np.testing.assert_array_equal(x, wx, err_msg=f"epoch {e}")
+    c = cached.stats()["cache"]  # epochs 1 and 2 had no file to read: all hits
+    assert c["misses"] >= len(cached.samples) and c["hits"] >= 2 * len(cached.samples), c
+    assert cached.stats()["route_samples"]["hardware"] > 0
+
+
+@needs_gpu
 def test_engine_threads_sharing_their_states_give_the_same_batches(imagenet_folder):
     # The two engine threads draw their nvJPEG states from one pool (SLUICE_ENGINE_SHARED_STATES=1,
     # the default; 0: a pool each). Each engine thread reserves a state for calls of 6 as it
