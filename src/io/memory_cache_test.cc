@@ -81,17 +81,21 @@ TEST(MemoryCacheTest, FailedReadsAreNotKeptAndTheLimitStillHolds) {
   EXPECT_EQ(src->reads.load(), 4);
 }
 
-TEST(MemoryCacheTest, ManyThreadsKeepEachSampleOnce) {
-  std::vector<size_t> sizes(64, 10);
-  auto src = std::make_shared<CountingSource>(sizes);
-  MemoryCache cache(src, 10 * 40);
+// 8 threads read 63 samples of 10 bytes (all but the unreadable s1) 4 times each: every read
+// gives the sample's bytes, and each kept sample is counted once (40 fit the budget).
+void ReadOnManyThreads(CacheHandOut hand_out) {
+  auto src = std::make_shared<CountingSource>(std::vector<size_t>(64, 10));
+  MemoryCache cache(src, 10 * 40, hand_out);
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t)
     threads.emplace_back([&] {
       for (int round = 0; round < 4; ++round)
         for (int i = 0; i < 64; ++i)
           if (i != 1) {
-            ASSERT_TRUE(cache.Read(i, Heap(), 1 << 20).ok());
+            auto b = cache.Read(i, Heap(), 1 << 20);
+            ASSERT_TRUE(b.ok());
+            ASSERT_EQ(b->size, 10u);
+            ASSERT_EQ(b->data[9], i);
           }
     });
   for (auto& t : threads) t.join();
@@ -99,6 +103,8 @@ TEST(MemoryCacheTest, ManyThreadsKeepEachSampleOnce) {
   EXPECT_EQ(c.bytes, 400);
   EXPECT_EQ(c.hits + c.misses, 8 * 4 * 63);
 }
+
+TEST(MemoryCacheTest, ManyThreadsKeepEachSampleOnce) { ReadOnManyThreads(CacheHandOut::kShare); }
 
 // CacheHandOut::kCopy (the GPU path): every read comes back in the caller's memory, a hit as a
 // copy of the kept bytes; the budget and the counters as with kShare.
@@ -133,27 +139,7 @@ TEST(MemoryCacheTest, CopiesHandOutTheCallersMemory) {
   EXPECT_EQ(cache.counters().bytes, 200);
 }
 
-TEST(MemoryCacheTest, ManyThreadsCopyingKeepEachSampleOnce) {
-  std::vector<size_t> sizes(64, 10);
-  auto src = std::make_shared<CountingSource>(sizes);
-  MemoryCache cache(src, 10 * 40, CacheHandOut::kCopy);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t)
-    threads.emplace_back([&] {
-      for (int round = 0; round < 4; ++round)
-        for (int i = 0; i < 64; ++i)
-          if (i != 1) {
-            auto b = cache.Read(i, Heap(), 1 << 20);
-            ASSERT_TRUE(b.ok());
-            ASSERT_EQ(b->size, 10u);
-            ASSERT_EQ(b->data[9], i);
-          }
-    });
-  for (auto& t : threads) t.join();
-  const MemoryCache::Counters c = cache.counters();
-  EXPECT_EQ(c.bytes, 400);
-  EXPECT_EQ(c.hits + c.misses, 8 * 4 * 63);
-}
+TEST(MemoryCacheTest, ManyThreadsCopyingKeepEachSampleOnce) { ReadOnManyThreads(CacheHandOut::kCopy); }
 
 }  // namespace
 }  // namespace sluice
