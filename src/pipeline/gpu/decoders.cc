@@ -34,7 +34,8 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
   // 0, a pool each, which initialized each call size once per thread).
   static const bool shared_states = EnvKnob("SLUICE_ENGINE_SHARED_STATES", 1) == 1;
   std::shared_ptr<EngineStatePool> states;
-  if (shared_states) states = std::make_shared<EngineStatePool>(d->nvjpeg_.get(), kEngineThreads);
+  if (shared_states && route != DecodeRoute::kHybrid)
+    states = std::make_shared<EngineStatePool>(d->nvjpeg_.get(), kEngineThreads);
   for (int t = 0; route != DecodeRoute::kHybrid && t < kEngineThreads; ++t) {
     static const int per_engine = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_IMAGES", 32)));
     static const int max_side = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_MAX_SIDE", kEngineMaxSide)));
