@@ -2,8 +2,10 @@
 // more NvjpegHardwareDecoders draw from. The decoders' calls take turns on one process-wide lock
 // (NvjpegHardwareDecoder::Decode), so decoders that share a pool, as the GPU path's two engine
 // threads do, initialize a call size once for all of them, and a size the route scheduler comes
-// back to finds its state still made. With a pool per engine thread a 15-s row on 143-KiB files
-// initialized 18 states (0.56 s in the turn, the engines idle) as `auto` moved between shares.
+// back to finds its state still made: 10-s `auto` rows on 143-KiB files (one H200) initialized 2
+// states instead of 10-12 with a pool per thread. That saved no time (0.47-0.50 s either way:
+// the first two states cost about 0.24 s each, later initializations milliseconds) and no rate;
+// it frees and grows nvJPEG's buffers less often.
 //
 //   auto pool = std::make_shared<EngineStatePool>(ctx, /*decoders=*/2);
 //   NvjpegHardwareDecoder::Create(ctx, 32, 1024, pads, pool);  // once per engine thread

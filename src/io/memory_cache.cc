@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "io/copy_bytes.h"
+
 namespace sluice {
 
 MemoryCache::MemoryCache(std::shared_ptr<const Source> source, int64_t budget, CacheHandOut hand_out)
@@ -64,13 +66,7 @@ Result<SampleBytes> MemoryCache::ReadAndCopy(int64_t index, const ByteAllocator&
   }
   if (k.owner != nullptr) {  // a copy of the kept bytes (kept for good: no lock needed to read them)
     hits_.fetch_add(1, std::memory_order_relaxed);
-    SampleBytes out;
-    out.owner = memory(k.size + 1);  // the size + 1, as sources ask
-    if (!out.owner) return ResourceExhausted(name(index), ": cannot allocate ", k.size, " bytes");
-    std::memcpy(out.owner.get(), k.owner.get(), k.size);
-    out.data = out.owner.get();
-    out.size = k.size;
-    return out;
+    return CopyBytes(k.owner.get(), k.size, memory, name(index));
   }
   misses_.fetch_add(1, std::memory_order_relaxed);
   Result<SampleBytes> bytes = source_->Read(index, memory, max_bytes);

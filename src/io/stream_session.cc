@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "io/copy_bytes.h"
 #include "io/shard_stream.h"
 #include "io/tar_reader.h"
 #include "io/webdataset_index.h"
@@ -378,13 +379,7 @@ Result<SampleBytes> StreamSession::Read(int64_t index, const ByteAllocator& memo
   if (!status.ok()) return status;
   if (static_cast<int64_t>(size) > max_bytes)
     return Unsupported(name(index), ": ", size, " bytes, over the file size limit of ", max_bytes, " bytes (max_file_bytes)");
-  SampleBytes out;
-  out.owner = memory(size + 1);
-  if (!out.owner) return ResourceExhausted(name(index), ": cannot allocate ", size, " bytes");
-  std::memcpy(out.owner.get(), bytes.get(), size);
-  out.data = out.owner.get();
-  out.size = size;
-  return out;
+  return CopyBytes(bytes.get(), size, memory, name(index));
 }
 
 StreamSession::Counters StreamSession::counters() const {
