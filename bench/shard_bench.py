@@ -15,8 +15,8 @@ Preparation (in this process, before the rows): DATA (an ImageFolder tree from
 Rows:
   sluice GPU|CPU files             sluice.Loader(DATA): the image folder.
   sluice GPU|CPU shards            sluice.WebDataset(SHARDS/shard-*.tar): indexed, read by offset.
-  sluice GPU|CPU shards streamed   the same shards with mode="stream" (start to end, lanes 4,
-                                   shuffle_buffer 1000).
+  sluice GPU|CPU shards streamed   the same shards with mode="stream" (start to end, lanes 4
+                                   unless --lanes, shuffle_buffer 1000).
   sluice GPU|CPU HTTP              sluice.WebDataset("http://127.0.0.1:PORT/shard-{...}.tar"),
                                    counts from the manifest the server also serves.
   sluice GPU HTTP + disk cache     the same with cache_dir: the first epoch fills it (timed in
@@ -35,7 +35,7 @@ Method: as gpu_bench.py (each row in its own process, 3 warm-up batches, >= --se
 cores busy, GPU memory peaks).
 
     python bench/shard_bench.py DATA [--shards DIR] [--seconds 8] [--rows sub,str] [--json out.json]
-                                [--nginx /path/to/nginx] [--dry-run]
+                                [--nginx /path/to/nginx] [--lanes 4] [--dry-run]
 """
 from __future__ import annotations
 
@@ -67,12 +67,13 @@ def sluice_source(kind: str, spec: dict, tmp: str):
         return spec["files"]
     if kind == "shards":
         return sluice.WebDataset(spec["local"])
+    lanes = spec.get("lanes", 4)
     if kind == "streamed":
-        return sluice.WebDataset(spec["local"], mode="stream")
+        return sluice.WebDataset(spec["local"], mode="stream", lanes=lanes)
     if kind == "http":
-        return sluice.WebDataset(spec["http"])
+        return sluice.WebDataset(spec["http"], lanes=lanes)
     if kind == "http+cache":
-        return sluice.WebDataset(spec["http"], cache_dir=os.path.join(tmp, "disk-cache"))
+        return sluice.WebDataset(spec["http"], cache_dir=os.path.join(tmp, "disk-cache"), lanes=lanes)
     raise ValueError(kind)
 
 
@@ -290,6 +291,7 @@ def main() -> int:
     ap.add_argument("--rows", help="comma-separated substrings of row names (default: all)")
     ap.add_argument("--json")
     ap.add_argument("--timeout", type=float, default=150.0)
+    ap.add_argument("--lanes", type=int, default=4, help="streamed and HTTP rows: shards read at once")
     ap.add_argument("--nginx", help="an nginx binary to serve the shards (else Python's http.server)")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: 'cuda' rows run on the CPU (rates meaningless)")
     ap.add_argument("--_row", help=argparse.SUPPRESS)
@@ -319,7 +321,7 @@ def main() -> int:
         results["server"] = served_by
         pattern = brace(tar_names)
         spec = {"files": os.path.abspath(args.data), "shards_dir": shards, "local": os.path.join(shards, pattern),
-                "http": f"http://127.0.0.1:{port}/{pattern}"}
+                "http": f"http://127.0.0.1:{port}/{pattern}", "lanes": args.lanes}
         print(f"# GPU {meta['gpu']} | {meta['cpus']} CPUs | torch {meta['torch']} | HTTP: {served_by}"
               + (" | DRY RUN" if args.dry_run else ""))
         print(f"# {args.data}: {info['files']:,} files, {info['mean_kib']:.1f} KiB mean, chroma {info['chroma']}; "

@@ -61,6 +61,7 @@ class GpuExecutor : public BatchWork {
   }
   // The tuner's I/O threads; the compute threads stay all (the route scheduler sizes their share).
   void SetActiveThreads(int /*compute*/, int io) override { reader_->SetActive(io); }
+  void SettingChanged() override { scheduler_->SettingChanged(); }
 
  private:
   Status InitFinish();
