@@ -26,8 +26,7 @@ physical cores, both hyperthreads; its decode threads on the others).
 The experiment knobs of the library (core/env_knob.h) go through env.: SLUICE_ENGINE_IMAGES (images
 per engine in one engine call; 32), SLUICE_ENGINE_STATES (call sizes to initialize nvJPEG states
 for at the start, separated by colons: 128:224), SLUICE_ROUTE_SHARE (auto's CPU share, held),
-SLUICE_ROUTE_START (the share auto starts from), SLUICE_ROUTE_TUNER_RESET (1: a change of the loader
-tuner's setting gives up auto's probe in progress and measures the held share again), SLUICE_ROUTE_WINDOW_MS (the shortest window auto
+SLUICE_ROUTE_START (the share auto starts from), SLUICE_ROUTE_WINDOW_MS (the shortest window auto
 measures a share in; 250), SLUICE_CPU_SIDE (1: libjpeg-turbo, 2: hybrid), SLUICE_READ_AHEAD (0:
 off), SLUICE_ENGINE_MAX_SIDE (the largest image side the engines take; 1024), SLUICE_READ_PINNED
 (0: encoded files are read into pageable memory, in the bare loop too; 1, the default: page-locked),

@@ -5,7 +5,7 @@
 // header parse).
 //
 //   auto reader = Reader::Create(source, 2, options.max_file_bytes, [pool](size_t n) { return pool->Allocate(n); }, &counters);
-//   (*reader)->Read(index, &batch->cancelled, [batch](Result<SampleBytes> bytes, int io_thread) { ... });
+//   (*reader)->Read(index, epoch, &batch->cancelled, [batch](Result<SampleBytes> bytes, int io_thread) { ... });
 //
 // Thread-safety: Read() may be called from any thread, also from inside a callback. The
 // destructor finishes the reads submitted and their callbacks before it returns, so a Reader must
@@ -22,6 +22,7 @@
 
 #include "core/stage_counters.h"
 #include "core/thread_pool.h"
+#include "io/epoch_reads.h"
 #include "sluice/source.h"
 
 namespace sluice {
@@ -46,16 +47,17 @@ class Reader {
   bool PinTo(const std::vector<int>& cpus) { return pool_->PinTo(cpus); }
   bool OnOwnThread() const { return pool_->OnWorkerThread(); }
 
-  // Reads sample `index` on an I/O thread and calls `done` there with its bytes or the error
-  // naming it; with Cancelled, unread, when `*cancelled` is set by the time the read would start.
+  // Reads sample `index` of epoch `epoch` on an I/O thread and calls `done` there with its bytes
+  // or the error naming it; with Cancelled, unread, when `*cancelled` is set by the time the read
+  // would start. The epoch matters to sources that serve reads by epoch (io/epoch_reads.h).
   // REQUIRES: *cancelled lives until `done` has been called.
-  void Read(int64_t index, const std::atomic<bool>* cancelled, Done done);
+  void Read(int64_t index, int64_t epoch, const std::atomic<bool>* cancelled, Done done);
 
  private:
-  Reader(std::shared_ptr<const Source> source, int64_t max_bytes, ByteAllocator memory, StageCounters* counters)
-      : source_(std::move(source)), max_bytes_(max_bytes), memory_(std::move(memory)), counters_(counters) {}
+  Reader(std::shared_ptr<const Source> source, int64_t max_bytes, ByteAllocator memory, StageCounters* counters);
 
   std::shared_ptr<const Source> source_;
+  const EpochReads* by_epoch_;  // source_, when it serves reads by epoch
   int64_t max_bytes_;
   ByteAllocator memory_;
   StageCounters* counters_;

@@ -53,7 +53,7 @@ TEST_F(ReaderTest, ReadsEverySampleOnceWithItsBytesOrError) {
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     EXPECT_EQ((*reader)->threads(), 3);
     for (int64_t i = 0; i < 7; ++i)
-      (*reader)->Read(i, &cancelled, [&, i](Result<SampleBytes> bytes, int io_thread) {
+      (*reader)->Read(i, /*epoch=*/0, &cancelled, [&, i](Result<SampleBytes> bytes, int io_thread) {
         EXPECT_TRUE(io_thread >= 0 && io_thread < 3);
         std::lock_guard<std::mutex> lock(mu);
         ++calls[static_cast<size_t>(i)];
@@ -80,7 +80,7 @@ TEST_F(ReaderTest, ACancelledReadIsNotMade) {
     auto reader = Reader::Create(source_, 1, 1 << 20, [&](size_t n) { return pool->Allocate(n); }, &counters);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     for (int64_t i = 0; i < 6; ++i)
-      (*reader)->Read(i, &cancelled, [&](Result<SampleBytes> bytes, int) {
+      (*reader)->Read(i, /*epoch=*/0, &cancelled, [&](Result<SampleBytes> bytes, int) {
         std::lock_guard<std::mutex> lock(mu);
         codes.push_back(bytes.status().code());
       });

@@ -34,6 +34,7 @@ struct StreamSession::Pass {
 // One plan (an epoch's reads). Changed under mu_, except `wanted` and the passes' `wanted`,
 // which stay as made.
 struct StreamSession::Reads {
+  int64_t epoch = 0;
   std::vector<int64_t> wanted;
   std::vector<Slot> slots;                                        // in the order of `wanted`
   std::vector<int32_t> pass_of;                                   // slot -> its pass
@@ -73,9 +74,11 @@ std::string StreamSession::name(int64_t index) const {
   return source_->name(index);
 }
 
-std::shared_ptr<StreamSession::Reads> StreamSession::MakeReads(const std::vector<int64_t>& wanted) const {
+std::shared_ptr<StreamSession::Reads> StreamSession::MakeReads(const std::vector<int64_t>& wanted,
+                                                               int64_t epoch) const {
   auto reads = std::make_shared<Reads>();
   Reads& r = *reads;
+  r.epoch = epoch;
   r.wanted = wanted;
   r.slots.assign(wanted.size(), Slot{});
   r.pass_of.assign(wanted.size(), -1);
@@ -109,10 +112,11 @@ std::shared_ptr<StreamSession::Reads> StreamSession::MakeReads(const std::vector
   return reads;
 }
 
-void StreamSession::Retire() {
+void StreamSession::Retire(bool announced_too) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (current_ != nullptr) current_->retired = true;
+    if (announced_too && next_ != nullptr) next_->retired = true;
   }
   taken_cv_.notify_all();
   room_cv_.notify_all();
@@ -135,12 +139,13 @@ void StreamSession::Stop() {
   next_.reset();
 }
 
-void StreamSession::Plan(const std::vector<int64_t>& wanted) {
+void StreamSession::Plan(const std::vector<int64_t>& wanted, int64_t epoch) {
   buffers_->Sweep();  // idle buffers the last epoch did not reuse
   bool carried_on = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!stopped_ && next_ != nullptr && next_->wanted == wanted) {  // announced: its streams go on
+    // Announced: its streams, and the reads already made of it, go on.
+    if (!stopped_ && next_ != nullptr && !next_->retired && next_->epoch == epoch && next_->wanted == wanted) {
       if (current_ != nullptr) current_->retired = true;
       current_ = std::move(next_);
       next_.reset();
@@ -153,7 +158,7 @@ void StreamSession::Plan(const std::vector<int64_t>& wanted) {
     return;
   }
   Stop();
-  std::shared_ptr<Reads> reads = MakeReads(wanted);
+  std::shared_ptr<Reads> reads = MakeReads(wanted, epoch);
   std::lock_guard<std::mutex> lock(mu_);
   current_ = std::move(reads);
   idle_ = 0;
@@ -161,8 +166,8 @@ void StreamSession::Plan(const std::vector<int64_t>& wanted) {
   for (size_t t = 0; t < threads_wanted_; ++t) threads_.emplace_back(&StreamSession::Work, this);
 }
 
-void StreamSession::PlanNext(const std::vector<int64_t>& wanted) {
-  std::shared_ptr<Reads> reads = MakeReads(wanted);
+void StreamSession::PlanNext(const std::vector<int64_t>& wanted, int64_t epoch) {
+  std::shared_ptr<Reads> reads = MakeReads(wanted, epoch);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_) return;
@@ -344,7 +349,20 @@ void StreamSession::RunPass(const std::shared_ptr<Reads>& plan, size_t p) {
 
 Result<SampleBytes> StreamSession::Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const {
   std::unique_lock<std::mutex> lock(mu_);
-  std::shared_ptr<Reads> reads = current_;
+  return ReadFrom(lock, current_, index, memory, max_bytes);
+}
+
+Result<SampleBytes> StreamSession::ReadIn(int64_t epoch, int64_t index, const ByteAllocator& memory,
+                                          int64_t max_bytes) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::shared_ptr<Reads> reads = current_ != nullptr && current_->epoch == epoch ? current_
+                                 : next_ != nullptr && next_->epoch == epoch     ? next_
+                                                                                 : nullptr;
+  return ReadFrom(lock, std::move(reads), index, memory, max_bytes);
+}
+
+Result<SampleBytes> StreamSession::ReadFrom(std::unique_lock<std::mutex>& lock, std::shared_ptr<Reads> reads,
+                                            int64_t index, const ByteAllocator& memory, int64_t max_bytes) const {
   if (stopped_ || reads == nullptr || reads->retired)
     return Cancelled(source_->name(index), ": the loader stopped reading");
   auto it = reads->slots_of.find(index);

@@ -9,14 +9,16 @@
 //
 // The next epoch's reads can be announced ahead (PlanNext): its streams start within the same
 // lookahead as the current epoch ends, so an epoch's first batch does not wait for the shuffle
-// window to fill. A Plan that matches the announced one carries its streams on; any other stops
-// everything and starts afresh.
+// window to fill, and reads for it (ReadIn with its epoch: the loader's batches read ahead into
+// the next epoch) are served from its plan while the current one still runs. A Plan that matches
+// the announced one carries its streams and those reads on; any other stops everything and
+// starts afresh.
 //
 //   auto session = std::make_shared<StreamSession>(source, lookahead, max_file_bytes);
-//   session->Plan(schedule.IndicesFrom(0));            // then Read(i) for those, in about that order
-//   session->PlanNext(next_schedule.IndicesFrom(0));   // optional
-//   session->Retire();  session->Plan(...);              // the next epoch (the loader's batches cancelled between)
-//   session->Stop();                                    // wakes every waiting Read (Cancelled)
+//   session->Plan(schedule.IndicesFrom(0), 0);           // then ReadIn(0, i) for those, in about that order
+//   session->PlanNext(next_schedule.IndicesFrom(0), 1);  // optional; then ReadIn(1, i) may start
+//   session->Retire();  session->Plan(..., 1);           // the next epoch (the current one's batches cancelled)
+//   session->Stop();                                     // wakes every waiting Read (Cancelled)
 //
 // The bytes a stream keeps live in buffers of the session's own HostPool until a Read copies
 // them out: they are reused sample after sample (a fresh buffer per sample cost the kernel's
@@ -27,9 +29,10 @@
 // wanted, each with the error naming the shard (and the member where known), so the loader's
 // on_error decides. label() and name() give what a sample's stream said once it has passed.
 //
-// Thread-safety: Read and the accessors from any thread. Plan and PlanNext from one thread, with
-// no Read in progress (the loader retires the plan and cancels its batches first); Retire and
-// Stop from any thread.
+// Thread-safety: Read, ReadIn and the accessors from any thread. Plan and PlanNext from one
+// thread, with no read of the current plan in progress (the loader retires it and cancels its
+// batches first; reads of the announced plan may go on when Plan carries it on); Retire and Stop
+// from any thread.
 #ifndef SLUICE_IO_STREAM_SESSION_H_
 #define SLUICE_IO_STREAM_SESSION_H_
 
@@ -47,12 +50,13 @@
 #include <vector>
 
 #include "core/host_pool.h"
+#include "io/epoch_reads.h"
 #include "io/stream_source.h"
 #include "sluice/source.h"
 
 namespace sluice {
 
-class StreamSession : public Source {
+class StreamSession : public Source, public EpochReads {
  public:
   // `lookahead`: how far (in samples of the plan) a stream may run ahead; at least the shuffle
   // window plus the batches the loader reads ahead. REQUIRES: source != nullptr; lookahead >= 1.
@@ -64,23 +68,31 @@ class StreamSession : public Source {
   int64_t size() const override { return source_->size(); }
   int64_t label(int64_t index) const override;
   std::string name(int64_t index) const override;
-  // Waits until sample `index` has passed in its stream (or failed). Cancelled after Stop();
-  // FailedPrecondition for a sample the plan does not hold (or holds fewer times).
+  // Waits until sample `index` of the current plan has passed in its stream (or failed).
+  // Cancelled after Stop() or Retire(); FailedPrecondition for a sample the plan does not hold
+  // (or holds fewer times).
   Result<SampleBytes> Read(int64_t index, const ByteAllocator& memory, int64_t max_bytes) const override;
+  // As Read, from the plan of epoch `epoch`: the current one, or the announced next. Cancelled
+  // when neither is that epoch's (a read for an epoch given up).
+  Result<SampleBytes> ReadIn(int64_t epoch, int64_t index, const ByteAllocator& memory,
+                             int64_t max_bytes) const override;
   uint64_t Digest() const override { return source_->Digest(); }
   std::vector<int64_t> EpochOrder(bool shuffle, uint64_t seed, int64_t epoch, int world_size) const override {
     return source_->EpochOrder(shuffle, seed, epoch, world_size);
   }
 
-  // Starts reading for `wanted`: sample indices, in the order the loader will read them (an
-  // index twice when it is read twice). The announced next plan when it is the same (its streams
-  // go on); otherwise what runs is stopped first.
-  void Plan(const std::vector<int64_t>& wanted);
-  // Announces the reads that will follow the current plan's (see above). REQUIRES: after Plan.
-  void PlanNext(const std::vector<int64_t>& wanted);
+  // Starts reading for `wanted`, epoch `epoch`'s reads: sample indices, in the order the loader
+  // will read them (an index twice when it is read twice). The announced next plan when it is
+  // the same epoch's, the same reads and not retired (its streams and reads go on); otherwise
+  // what runs is stopped first.
+  void Plan(const std::vector<int64_t>& wanted, int64_t epoch);
+  // Announces the reads of epoch `epoch` that will follow the current plan's (see above).
+  // REQUIRES: after Plan.
+  void PlanNext(const std::vector<int64_t>& wanted, int64_t epoch);
   // Wakes the current plan's waiting Reads (Cancelled) and ends its streams as they next look
-  // for room; the announced plan's streams go on. Reads fail until the next Plan.
-  void Retire();
+  // for room; the announced plan's streams and reads go on unless `announced_too`. Reads of a
+  // retired plan fail until the next Plan.
+  void Retire(bool announced_too = false);
   // Ends every stream and wakes every waiting Read; Reads fail until the next Plan.
   void Stop();
 
@@ -102,7 +114,10 @@ class StreamSession : public Source {
   struct Slot;
   struct Pass;
   struct Reads;  // one plan: its slots and passes
-  std::shared_ptr<Reads> MakeReads(const std::vector<int64_t>& wanted) const;
+  std::shared_ptr<Reads> MakeReads(const std::vector<int64_t>& wanted, int64_t epoch) const;
+  // Read and ReadIn: waits for sample `index` of plan `reads` (null: none), with `lock` (on mu_) held.
+  Result<SampleBytes> ReadFrom(std::unique_lock<std::mutex>& lock, std::shared_ptr<Reads> reads, int64_t index,
+                               const ByteAllocator& memory, int64_t max_bytes) const;
   void Start();  // threads for the plans, with mu_ not held
   void Work();   // a stream thread: runs passes until there is none to start
   void RunPass(const std::shared_ptr<Reads>& reads, size_t p);

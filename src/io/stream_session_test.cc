@@ -106,7 +106,7 @@ TEST_F(StreamSessionTest, ReadsGiveWhatTheIndexedSourceReads) {
     for (int rank = 0; rank < world; ++rank) {
       StreamSession session(src, 8, 1 << 20);
       const std::vector<int64_t> wanted = Wanted(*src, rank, world);
-      session.Plan(wanted);
+      session.Plan(wanted, 0);
       for (int64_t i : wanted) {
         EXPECT_EQ(Text(session.Read(i, Heap(), 1 << 20)), Text((*indexed)->Read(i, Heap(), 1 << 20))) << i;
         EXPECT_EQ(session.label(i), (*indexed)->label(i));
@@ -128,7 +128,7 @@ TEST_F(StreamSessionTest, SampleBuffersGoBackOnceReadAndAreReused) {
   StreamSession session(src, 6, 1 << 20);
   for (int epoch = 0; epoch < 3; ++epoch) {
     const std::vector<int64_t> wanted = Wanted(*src, 0, 1);
-    session.Plan(wanted);
+    session.Plan(wanted, 0);
     for (int64_t i : wanted) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
     session.Stop();  // no stream keeps a buffer for a next epoch
     const HostPool::Usage u = session.buffer_usage();
@@ -151,22 +151,59 @@ TEST_F(StreamSessionTest, TheNextEpochStartsAheadAndIsCarriedOn) {
     return EpochSchedule::Create(o, epoch)->IndicesFrom(0);
   };
   StreamSession session(src, 6, 1 << 20);
-  session.Plan(plan(0));
-  session.PlanNext(plan(1));
+  session.Plan(plan(0), 0);
+  session.PlanNext(plan(1), 1);
   for (int64_t i : plan(0)) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
   EXPECT_TRUE(Within10s([&] { return session.counters().held_bytes > 0; }))
       << "epoch 1's first samples are held before it starts";
   session.Retire();
-  session.Plan(plan(1));  // the announced one: carried on
-  session.PlanNext(plan(2));
+  session.Plan(plan(1), 1);  // the announced one: carried on
+  session.PlanNext(plan(2), 2);
   for (int64_t i : plan(1)) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
   session.Retire();
   const std::vector<int64_t> other = plan(7);  // not the announced one: a fresh start
-  session.Plan(other);
+  session.Plan(other, 7);
   for (int64_t i : other) ASSERT_EQ(Text(session.Read(i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)));
   // Retired mid-epoch: a waiting read ends at once.
   session.Retire();
   EXPECT_EQ(session.Read(other[0], Heap(), 100).status().code(), StatusCode::kCancelled);
+}
+
+// The loader reads the next epoch's first batches while this one's last are still read: those
+// reads (ReadIn with the next epoch) take their samples from the announced plan, which a Plan
+// for that epoch then carries on with them taken. A read for an epoch neither current nor
+// announced, or for an announced plan retired with it, is cancelled.
+TEST_F(StreamSessionTest, ReadsAheadIntoTheAnnouncedEpochAreCarriedOn) {
+  const std::vector<std::string> urls = Shards({6, 6, 6});
+  auto indexed = TarSource::Create(urls, WebDatasetSpec{});
+  ASSERT_TRUE(indexed.ok());
+  auto src = Source(urls, {}, 2, 4);
+  auto plan = [&](int64_t epoch) {
+    ShardOptions o{src->size(), true, 3, 4, LastBatch::kPartial, 0, 1,
+                   [&](bool sh, uint64_t seed, int64_t e, int w) { return src->EpochOrder(sh, seed, e, w); }};
+    return EpochSchedule::Create(o, epoch)->IndicesFrom(0);
+  };
+  const std::vector<int64_t> p0 = plan(0), p1 = plan(1);
+  ASSERT_EQ(p1.size(), 18u);
+  StreamSession session(src, 12, 1 << 20);
+  session.Plan(p0, 0);
+  session.PlanNext(p1, 1);
+  auto expect = [&](int64_t epoch, int64_t i) {
+    EXPECT_EQ(Text(session.ReadIn(epoch, i, Heap(), 100)), Text((*indexed)->Read(i, Heap(), 100)))
+        << "epoch " << epoch << ", index " << i;
+  };
+  for (size_t k = 0; k + 3 < p0.size(); ++k) expect(0, p0[k]);
+  for (size_t k = 0; k < 3; ++k) expect(1, p1[k]);  // ahead, epoch 0's last three not yet read
+  for (size_t k = p0.size() - 3; k < p0.size(); ++k) expect(0, p0[k]);
+  EXPECT_EQ(session.ReadIn(5, p0[0], Heap(), 100).status().code(), StatusCode::kCancelled);
+  session.Retire();
+  session.Plan(p1, 1);  // carried on, with the three read ahead taken
+  for (size_t k = 3; k < p1.size(); ++k) expect(1, p1[k]);
+  EXPECT_EQ(session.ReadIn(1, p1[0], Heap(), 100).status().code(), StatusCode::kFailedPrecondition)
+      << "the read ahead took its slot in the plan carried on: one more is one too many";
+  session.PlanNext(plan(2), 2);
+  session.Retire(/*announced_too=*/true);
+  EXPECT_EQ(session.ReadIn(2, plan(2)[0], Heap(), 100).status().code(), StatusCode::kCancelled);
 }
 
 // Reads may come from several threads and out of order, within the lookahead.
@@ -175,7 +212,7 @@ TEST_F(StreamSessionTest, ConcurrentReadsOutOfOrder) {
   const std::vector<int64_t> wanted = Wanted(*src, 0, 1);
   StreamSession session(src, 12, 1 << 20);
   for (int round = 0; round < 3; ++round) {
-    session.Plan(wanted);
+    session.Plan(wanted, 0);
     std::vector<std::string> got(wanted.size());
     std::vector<std::thread> readers;
     for (int t = 0; t < 4; ++t)
@@ -198,7 +235,7 @@ TEST_F(StreamSessionTest, StreamsAtTheLookaheadDoNotWakeAtEveryRead) {
   auto src = Source(Shards(std::vector<int>(16, 64)), {}, lanes, 4);
   const std::vector<int64_t> wanted = Wanted(*src, 0, 1);
   StreamSession session(src, 64, 1 << 20);
-  session.Plan(wanted);
+  session.Plan(wanted, 0);
   int64_t held = -1;  // the streams reach the lookahead: what they hold stops growing
   ASSERT_TRUE(Within10s([&] {
     const int64_t now = session.counters().held_bytes;
@@ -221,7 +258,7 @@ TEST_F(StreamSessionTest, StreamsWaitForTheReaderAndStopWakesEveryone) {
   auto src = Source(Shards({40, 40}), {}, 2, 4);
   const std::vector<int64_t> wanted = Wanted(*src, 0, 1);
   StreamSession session(src, 6, 1 << 20);
-  session.Plan(wanted);
+  session.Plan(wanted, 0);
   for (size_t q = 0; q < 5; ++q) ASSERT_TRUE(session.Read(wanted[q], Heap(), 100).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const int64_t sample = static_cast<int64_t>(std::string("image 0-00").size());
@@ -252,7 +289,7 @@ TEST_F(StreamSessionTest, BadShardsFailTheirSamplesNamingThem) {
   StreamSession session(src, 100, 1 << 20);
   std::vector<int64_t> all(static_cast<size_t>(src->size()));
   std::iota(all.begin(), all.end(), 0);
-  session.Plan(all);
+  session.Plan(all, 0);
   for (int64_t i = 0; i < 9; ++i) EXPECT_TRUE(session.Read(i, Heap(), 1 << 20).ok()) << i;
   Result<SampleBytes> extra = session.Read(9, Heap(), 1 << 20);
   EXPECT_EQ(extra.status().code(), StatusCode::kCorruptData);
@@ -273,7 +310,7 @@ TEST_F(StreamSessionTest, BadShardsFailTheirSamplesNamingThem) {
 TEST_F(StreamSessionTest, ASampleOverTheSizeLimitIsRefusedNamingIt) {
   auto src = Source(Shards({2}));
   StreamSession session(src, 10, 9);  // "image 0-0" is 9 bytes: fits; the limit per Read is lower
-  session.Plan({0, 1});
+  session.Plan({0, 1}, 0);
   Result<SampleBytes> r = session.Read(0, Heap(), 5);
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(r.status().message().find("s0.tar:0-0.jpg"), std::string::npos) << r.status().message();

@@ -170,11 +170,9 @@ Result<std::optional<Batch>> BatchRing::Next(std::optional<std::chrono::millisec
 
 void BatchRing::Tune(int64_t waited_ns) {
   const LoadTuner::Setting s = tuner_.Record(NowNs(), waited_ns);
-  const bool changed = s.threads != active_threads_ || s.io != active_io_ || s.prefetch != prefetch_;
   if (s.threads != active_threads_ || s.io != active_io_)
     work_->SetActiveThreads(active_threads_ = s.threads, active_io_ = s.io);
   prefetch_ = s.prefetch;  // a smaller window lets the batches in flight finish
-  if (changed) work_->SettingChanged();
 }
 
 // The batch's samples under on_error. A batch whose samples were all skipped still comes, empty,

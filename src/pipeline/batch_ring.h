@@ -88,9 +88,6 @@ class BatchWork {
   // Only compute threads 0..n-1, and I/O threads 0..io-1, take work from now on (the ring's
   // LoadTuner; the executor made its I/O threads for the most the tuner may use).
   virtual void SetActiveThreads(int /*compute*/, int /*io*/) {}
-  // The tuner changed the setting (threads, I/O threads or prefetch): rates measured before no
-  // longer compare with rates after.
-  virtual void SettingChanged() {}
   // The executor's part of the stats (memory, routes).
   virtual void FillStats(LoaderStats* stats) const = 0;
   virtual void ResetStats() {}

@@ -302,23 +302,25 @@ Status Loader::StartEpoch(int64_t epoch) {
     m.resumed_from_ = std::move(resumed_from);
     m.started_ = true;
   }
+  // This epoch goes on from the batches read ahead into it (the ring keeps them).
+  const bool continued = schedule == m.ahead_ && position == 0;
   if (m.stream_ != nullptr) {
-    // The streams are told what this epoch reads once the last epoch's reads have ended, and
-    // what the next epoch will read, so that its streams start as this one ends.
-    m.stream_->Retire();
-    m.ring_->Cancel();
-    m.stream_->Plan(schedule->IndicesFrom(position));
-    if (Result<EpochSchedule> next = EpochSchedule::Create(m.shard_, epoch + 1); next.ok())
-      m.stream_->PlanNext(next->IndicesFrom(0));
+    // The streams are told what this epoch reads once the last epoch's reads have ended: its
+    // batches still in flight are cancelled first, and so are those read ahead when this epoch
+    // is not the one they were read for (their reads wait in the announced plan).
+    m.stream_->Retire(/*announced_too=*/m.ahead_ != nullptr && !continued);
+    if (!continued) m.ring_->Cancel();
+    m.stream_->Plan(schedule->IndicesFrom(position), epoch);
   }
   m.ring_->StartEpoch(std::move(schedule), position);
-  // The next epoch is read ahead as this one's last batches start (not for streamed shards, whose
-  // session reads by the epoch it was told).
+  // The next epoch is read ahead as this one's last batches start; streamed shards are told what
+  // it will read first, so that its streams start as this one ends (and serve those reads).
   m.ahead_.reset();
   static const bool read_ahead = EnvKnob("SLUICE_READ_AHEAD", 1) != 0;  // off: to measure its gain
-  if (m.stream_ == nullptr && read_ahead)
-    if (Result<EpochSchedule> next = EpochSchedule::Create(m.shard_, epoch + 1); next.ok())
-      m.ahead_ = std::make_shared<const EpochSchedule>(std::move(next).value());
+  if (Result<EpochSchedule> next = EpochSchedule::Create(m.shard_, epoch + 1); next.ok()) {
+    if (m.stream_ != nullptr) m.stream_->PlanNext(next->IndicesFrom(0), epoch + 1);
+    if (read_ahead) m.ahead_ = std::make_shared<const EpochSchedule>(std::move(next).value());
+  }
   m.ring_->ReadAhead(m.ahead_);
   return Status::OK();
 }

@@ -218,6 +218,23 @@ def test_every_sample_exactly_once_over_ranks(server, last_batch, world_size):
         assert streams <= bound, (streams, bound)
 
 
+@pytest.mark.parametrize("prefetch", [1, 3])
+def test_one_loader_over_many_epochs_reads_ahead_each_epochs_own_samples(server, prefetch):
+    # One loader, epoch after epoch: the batches it reads ahead into the next epoch (from the
+    # plan the streams were told) hold that epoch's samples, in its order, as a fresh loader
+    # started at that epoch reads them, every sample once, with the last batch short.
+    ds = sluice.WebDataset(pattern(server), shuffle_buffer=6, lanes=2, **FAST)
+    kw = dict(KW, batch_size=4, shuffle=True, seed=5, prefetch=prefetch)
+    loader = sluice.Loader(ds, PIPE, **kw)
+    for e in range(4):
+        got = [y.tolist() for _, y in run_epoch(loader, e)]
+        assert sorted(y for ys in got for y in ys) == list(range(N)), e
+        assert [y.tolist() for _, y in run_epoch(sluice.Loader(ds, PIPE, **kw), e)] == got, e
+    # A jump to another epoch than the one read ahead drops what was read ahead.
+    jumped = [y.tolist() for _, y in run_epoch(loader, 9)]
+    assert jumped == [y.tolist() for _, y in run_epoch(sluice.Loader(ds, PIPE, **kw), 9)]
+
+
 def test_the_order_is_reproducible_and_new_each_epoch(server):
     def labels(ds, epoch, **kw):
         loader = sluice.Loader(ds, PIPE, batch_size=5, shuffle=True, seed=9, **dict(KW, **kw))

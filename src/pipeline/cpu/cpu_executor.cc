@@ -75,7 +75,7 @@ void CpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
     return;
   }
   for (int i = 0; i < n; ++i) {
-    reader_->Read(b->samples[static_cast<size_t>(i)], &b->cancelled,
+    reader_->Read(b->samples[static_cast<size_t>(i)], b->epoch, &b->cancelled,
                   [this, b, i](Result<SampleBytes> bytes, int) {
                     if (!bytes.ok()) {
                       if (bytes.status().code() != StatusCode::kCancelled)

@@ -61,7 +61,6 @@ class GpuExecutor : public BatchWork {
   }
   // The tuner's I/O threads; the compute threads stay all (the route scheduler sizes their share).
   void SetActiveThreads(int /*compute*/, int io) override { reader_->SetActive(io); }
-  void SettingChanged() override { scheduler_->SettingChanged(); }
 
  private:
   Status InitFinish();
@@ -209,7 +208,7 @@ void GpuExecutor::Start(const std::shared_ptr<RingBatch>& batch) {
   b->timing->Mark(BatchTrace::kScheduled);
   if (n == 0) return PlanBatch(b, -1);
   for (int i = 0; i < n; ++i)
-    reader_->Read(b->samples[static_cast<size_t>(i)], &b->cancelled,
+    reader_->Read(b->samples[static_cast<size_t>(i)], b->epoch, &b->cancelled,
                   [this, b, i](Result<SampleBytes> bytes, int io_thread) {
                     Prepare(b, i, std::move(bytes), io_thread);
                   });

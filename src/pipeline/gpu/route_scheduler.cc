@@ -49,7 +49,6 @@ RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threa
     pinned_ = true;
   }
   if (side == 1 || (side == 2 && has_hybrid_)) side_ = side == 1 ? DecodeRoute::kCpu : DecodeRoute::kHybrid;
-  tuner_reset_ = EnvKnob("SLUICE_ROUTE_TUNER_RESET", 0) == 1;  // read each time: tests set it
 }
 
 RouteScheduler::Split RouteScheduler::Plan(int n, int eligible) {
@@ -269,20 +268,6 @@ void RouteScheduler::RecordEngines(int samples, double seconds, bool initialized
     window_engine_samples_ += samples;
   }
   engine_cost_ = engine_cost_ == 0 ? per_image : (1 - kAlpha) * engine_cost_ + kAlpha * per_image;
-}
-
-void RouteScheduler::SettingChanged() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!has_hw_ || pinned_ || !tuner_reset_) return;
-  if (phase_ != Phase::kHold) {  // the cycle in progress is given up
-    phase_ = Phase::kHold;
-    num_candidates_ = next_candidate_ = 0;
-    first_probe_rate_ = 0;
-    if (share_ != base_share_) SetShare(base_share_);
-  }
-  RestartWindow();
-  last_hold_rate_ = 0;
-  hold_ = std::max(hold_, 2);  // two windows of the held share under the new setting
 }
 
 std::vector<RouteWindow> RouteScheduler::windows() const {

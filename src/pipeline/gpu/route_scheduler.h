@@ -102,11 +102,6 @@ class RouteScheduler {
   // they initialized an nvJPEG state (a new call size: 0.1-0.2 s once), and the window in
   // progress starts over after them instead of counting that against its share.
   void RecordEngines(int samples, double seconds, bool initialized = false);
-  // The loader's tuner changed its setting (I/O threads, prefetch): a window in progress starts
-  // over, and a probe in progress is given up for the held share, measured again before the next
-  // comparison (the rates before the change no longer compare). An experiment, off unless
-  // SLUICE_ROUTE_TUNER_RESET=1.
-  void SettingChanged();
 
   static constexpr int kKeptWindows = 128;
   std::vector<RouteWindow> windows() const;      // the last kKeptWindows measured, oldest first
@@ -134,7 +129,6 @@ class RouteScheduler {
   double share_;                 // CPU side's share of the batch
   double cost_[kNumRoutes] = {0.0, 2.5e-3, 2.5e-3};
   bool pinned_ = false;                          // the share is held (SLUICE_ROUTE_SHARE)
-  bool tuner_reset_ = false;                     // SettingChanged acts (SLUICE_ROUTE_TUNER_RESET)
   DecodeRoute side_ = DecodeRoute::kAuto;        // the CPU side's decoder, unless chosen (SLUICE_CPU_SIDE)
   int64_t batches_ = 0;
   double owed_ = 0;              // CPU-side samples the grains of earlier batches left over (+) or took (-)

@@ -167,46 +167,6 @@ TEST(RouteScheduler, StartsFromTheBalancedShare) {
   EXPECT_GT(rate, 0.97 * 17231);
 }
 
-// A scheduler made with SLUICE_ROUTE_TUNER_RESET set to `value`, driven on a machine where the
-// CPU side adds (14,000 + 4,000/s) until its first probe moves the share off the start's 3/16.
-double ShareAfterSettingChangeInAProbe(const char* value, std::vector<RouteWindow>* windows) {
-  setenv("SLUICE_ROUTE_TUNER_RESET", value, 1);
-  RouteScheduler s(true, true, 12);
-  unsetenv("SLUICE_ROUTE_TUNER_RESET");
-  const Machine m{14000, 4000, 0.0};
-  int64_t clock = 0;
-  const auto batch = [&] {
-    const RouteScheduler::Split split = s.Plan(256, 256);
-    clock += static_cast<int64_t>(m.BatchSeconds(split.hardware, 256 - split.hardware) * 1e9);
-    s.RecordLaunch(split.generation, 256, clock);
-  };
-  for (int b = 0; b < 2000 && s.cpu_share() == 3.0 / 16; ++b) batch();
-  EXPECT_NE(s.cpu_share(), 3.0 / 16) << "no probe started";
-  s.SettingChanged();
-  const double share = s.cpu_share();
-  const size_t before = s.windows().size();
-  for (int b = 0; b < 40; ++b) batch();
-  const std::vector<RouteWindow> all = s.windows();
-  windows->assign(all.begin() + static_cast<std::ptrdiff_t>(before), all.end());
-  return share;
-}
-
-TEST(RouteScheduler, ATunerChangeGivesUpAProbeWithTheKnob) {
-  // With SLUICE_ROUTE_TUNER_RESET=1, a change of the tuner's setting during a probe sends the
-  // share back to the held one, whose next two windows are a hold (measured under the new
-  // setting); without it, the probe goes on.
-  std::vector<RouteWindow> after;
-  EXPECT_DOUBLE_EQ(ShareAfterSettingChangeInAProbe("1", &after), 3.0 / 16);
-  ASSERT_GE(after.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(after[i].phase, "hold");
-    EXPECT_DOUBLE_EQ(after[i].cpu_share, 3.0 / 16);
-  }
-  EXPECT_NE(ShareAfterSettingChangeInAProbe("0", &after), 3.0 / 16);
-  ASSERT_FALSE(after.empty());
-  EXPECT_NE(after[0].phase, "hold");
-}
-
 TEST(RouteScheduler, KeepsItsLastWindowsForTheStats) {
   // The windows it measured, oldest first: the start holds 3/16 for kBalancedHoldWindows, each
   // at the simulated machine's rate there (17,231/s, the engines never idle). After thousands of
