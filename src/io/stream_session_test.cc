@@ -91,6 +91,12 @@ class StreamSessionTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s->IndicesFrom(0);
   }
+  // What a loader of batch 4 with last_batch "partial" (one rank) reads in epoch `epoch`, in order.
+  static std::vector<int64_t> EpochPlan(const StreamSource& src, int64_t epoch) {
+    ShardOptions o{src.size(), true, 3, 4, LastBatch::kPartial, 0, 1,
+                   [&src](bool sh, uint64_t seed, int64_t e, int w) { return src.EpochOrder(sh, seed, e, w); }};
+    return EpochSchedule::Create(o, epoch)->IndicesFrom(0);
+  }
   std::filesystem::path dir_;
 };
 
@@ -145,11 +151,7 @@ TEST_F(StreamSessionTest, TheNextEpochStartsAheadAndIsCarriedOn) {
   auto indexed = TarSource::Create(urls, WebDatasetSpec{});
   ASSERT_TRUE(indexed.ok());
   auto src = Source(urls, {}, 2, 4);
-  auto plan = [&](int64_t epoch) {
-    ShardOptions o{src->size(), true, 3, 4, LastBatch::kPartial, 0, 1,
-                   [&](bool sh, uint64_t seed, int64_t e, int w) { return src->EpochOrder(sh, seed, e, w); }};
-    return EpochSchedule::Create(o, epoch)->IndicesFrom(0);
-  };
+  auto plan = [&](int64_t epoch) { return EpochPlan(*src, epoch); };
   StreamSession session(src, 6, 1 << 20);
   session.Plan(plan(0), 0);
   session.PlanNext(plan(1), 1);
@@ -178,11 +180,7 @@ TEST_F(StreamSessionTest, ReadsAheadIntoTheAnnouncedEpochAreCarriedOn) {
   auto indexed = TarSource::Create(urls, WebDatasetSpec{});
   ASSERT_TRUE(indexed.ok());
   auto src = Source(urls, {}, 2, 4);
-  auto plan = [&](int64_t epoch) {
-    ShardOptions o{src->size(), true, 3, 4, LastBatch::kPartial, 0, 1,
-                   [&](bool sh, uint64_t seed, int64_t e, int w) { return src->EpochOrder(sh, seed, e, w); }};
-    return EpochSchedule::Create(o, epoch)->IndicesFrom(0);
-  };
+  auto plan = [&](int64_t epoch) { return EpochPlan(*src, epoch); };
   const std::vector<int64_t> p0 = plan(0), p1 = plan(1);
   ASSERT_EQ(p1.size(), 18u);
   StreamSession session(src, 12, 1 << 20);
