@@ -29,13 +29,14 @@ const char* RouteScheduler::PhaseName(Phase p) {
 
 RouteScheduler::RouteScheduler(bool has_hardware, bool has_hybrid, int cpu_threads, int batch_size)
     : has_hw_(has_hardware), has_hybrid_(has_hybrid), cpu_threads_(std::max(1, cpu_threads)),
+      small_batch_(batch_size < kSmallBatch),
       share_(has_hardware ? 0.0 : 1.0), base_share_(share_),
       window_seconds_(EnvKnob("SLUICE_ROUTE_WINDOW_MS", kWindowSeconds * 1e3) * 1e-3) {
   // With the engines, the start is the balanced share by the prior costs (what was measured
   // best on the H100/H200 machines: docs/benchmarks.md), held while the costs are measured;
   // small batches start with the engines alone (see the header).
   if (has_hw_) {
-    share_ = base_share_ = batch_size < kSmallBatch ? 0.0 : BalancedShare(kEngineCostPrior);
+    share_ = base_share_ = small_batch_ ? 0.0 : BalancedShare(kEngineCostPrior);
     hold_ = kBalancedHoldWindows;
   }
   // Probes (bench/gpu_probe.py) set the start, or pin the share and the CPU side's decoder, to
@@ -143,10 +144,13 @@ void RouteScheduler::RestartWindow() {
 // A cycle of probes from the held share. After a gain: one more step the same way. Otherwise:
 // the balanced share (when it is more than a step away), a step in direction_, one the other way,
 // and the engines alone (a share of 0 can beat every small share when CPU decoding slows the
-// engines). Steps down only where they can gain (see below). Shares out of [0, 1] are left out.
+// engines). Steps down only where they can gain (see below), steps up in small batches only
+// while the engines were busy (the header). Shares out of [0, 1] are left out.
 void RouteScheduler::StartCycle(bool after_gain) {
   num_candidates_ = next_candidate_ = 0;
-  const auto add = [this](double share) {
+  const bool up_ok = !small_batch_ || base_busy_ >= kBusyForUp;
+  const auto add = [this, up_ok](double share) {
+    if (share > base_share_ + 1e-9 && !up_ok) return;
     if (share > -1e-9 && share < 1 + 1e-9) candidates_[num_candidates_++] = std::clamp(share, 0.0, 1.0);
   };
   if (!after_gain) {

@@ -11,7 +11,11 @@
 // probe costs: a share off the best one, and engine calls of other sizes). Batches under
 // kSmallBatch start with the engines alone instead: their engine calls hold one batch's engine
 // share, small already, and a CPU share makes them smaller (on the VOC-like set at batch 32, a
-// start at 3/16 ran at 0.86-0.92x the engines alone, a start at 0 at 0.96x). Then it climbs: a
+// start at 3/16 ran at 0.86-0.92x the engines alone, a start at 0 at 0.96x). They probe steps
+// up only when the engines were busy at least kBusyForUp in the hold: with time to spare, the
+// host work of their small calls sets the pace, and a CPU share slows the threads that do it (on
+// that set on an H200, `auto` ran at 0.88-0.95x `hardware` while it probed, at 1.03x with the
+// share held at 0). Then it climbs: a
 // window at the balanced share by the measured costs (when it moved away), one step up, one
 // down, and at 0, each against the mean of the held share's last two windows (the steps down,
 // which add engine work, only when the engines were busy less than kBusyForDown in the hold, or
@@ -90,6 +94,8 @@ class RouteScheduler {
   static constexpr double kBusyForDown = 0.95;    // steps down are probed only when the engines
                                                   // were busy less than this in the hold,
   static constexpr double kSlowedEngines = 0.05;  // or slower per image than alone by this
+  static constexpr double kBusyForUp = 0.95;      // batches under kSmallBatch probe steps up
+                                                  // only when the engines were busy this much
 
   // A batch planned in `generation`, of `samples` samples, was launched at `now_ns`.
   void RecordLaunch(int64_t generation, int samples, int64_t now_ns);
@@ -125,6 +131,7 @@ class RouteScheduler {
   mutable std::mutex mu_;
   const bool has_hw_, has_hybrid_;
   const int cpu_threads_;
+  const bool small_batch_;       // under kSmallBatch
   double engine_cost_ = 0;       // seconds of the engines' turn per image; 0: not measured yet
   double share_;                 // CPU side's share of the batch
   double cost_[kNumRoutes] = {0.0, 2.5e-3, 2.5e-3};

@@ -213,6 +213,36 @@ TEST(RouteScheduler, SmallBatchesStartWithTheEnginesAlone) {
   EXPECT_GT(rate, 0.97 * 16000);
 }
 
+TEST(RouteScheduler, SmallBatchesTryNoCpuShareWhileTheEnginesHaveTimeToSpare) {
+  // Batches of 32 whose engines (24,000/s) are busy about 90% of the time: the host work around
+  // their calls sets the pace, and a CPU share (8,000/s) slows it by 30%. Rates scatter by 5%
+  // window to window, so without the busy rule some probe of a CPU share reads as a gain now
+  // and then. None is tried: every batch goes to the engines whole, every window is at 0.
+  RouteScheduler s(true, true, 12, 32);
+  int64_t clock = 0;
+  uint32_t noise = 3;
+  int with_cpu = 0;
+  for (int b = 0; b < 20000; ++b) {
+    const RouteScheduler::Split split = s.Plan(32, 32);
+    const int cpu = 32 - split.hardware;
+    with_cpu += cpu > 0;
+    noise = noise * 1664525u + 1013904223u;
+    const double jitter = 1 + 0.05 * ((noise >> 8) / double(1u << 24) - 0.5) * 2;
+    const double engines = split.hardware / 24000.0;
+    s.RecordEngines(split.hardware, engines);
+    if (cpu > 0) s.RecordCpuSide(DecodeRoute::kCpu, cpu, cpu * 12 / 8000.0);
+    const double fed = engines / 0.9 * (cpu > 0 ? 1.3 : 1.0);
+    clock += static_cast<int64_t>(std::max(fed, cpu / 8000.0) * jitter * 1e9);
+    s.RecordLaunch(split.generation, 32, clock);
+  }
+  EXPECT_EQ(with_cpu, 0);
+  ASSERT_FALSE(s.windows().empty());
+  for (const RouteWindow& w : s.windows()) {
+    EXPECT_EQ(w.cpu_share, 0.0);
+    EXPECT_LT(w.engine_busy, RouteScheduler::kBusyForUp);
+  }
+}
+
 TEST(RouteScheduler, LeavesTheBalancedShareWhenTheCpuSideSlowsTheEngines) {
   // The engines lose 25% with CPU decoding beside them: the balanced share (3/16 by the costs)
   // gives 12,900/s, the engines alone 14,000/s. The probes at 0 find it.
