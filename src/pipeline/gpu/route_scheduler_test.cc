@@ -215,9 +215,9 @@ TEST(RouteScheduler, SmallBatchesStartWithTheEnginesAlone) {
 
 TEST(RouteScheduler, SmallBatchesTryNoCpuShareWhileTheEnginesHaveTimeToSpare) {
   // Batches of 32 whose engines (24,000/s) are busy about 90% of the time: the host work around
-  // their calls sets the pace, and a CPU share (8,000/s) slows it by 30%. Rates scatter by 5%
-  // window to window, so without the busy rule some probe of a CPU share reads as a gain now
-  // and then. None is tried: every batch goes to the engines whole, every window is at 0.
+  // their calls sets the pace, and a CPU share (8,000/s) slows it by 30%; batch times scatter by
+  // 5%. Each probe of a CPU share would cost its windows. None is tried: every batch goes to the
+  // engines whole, every window is at 0.
   RouteScheduler s(true, true, 12, 32);
   int64_t clock = 0;
   uint32_t noise = 3;
