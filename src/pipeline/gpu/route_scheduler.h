@@ -14,7 +14,7 @@
 // start at 3/16 ran at 0.86-0.92x the engines alone, a start at 0 at 0.96x). They probe steps
 // up only when the engines were busy at least kBusyForUp in the hold: with time to spare, the
 // host work of their small calls sets the pace, and a CPU share slows the threads that do it (on
-// that set on an H200, `auto` ran at 0.88-0.95x `hardware` while it probed, at 1.03x with the
+// that set on an H200, `auto` ran at 0.89-0.95x `hardware` while it probed, at 1.03x with the
 // share held at 0). Then it climbs: a
 // window at the balanced share by the measured costs (when it moved away), one step up, one
 // down, and at 0, each against the mean of the held share's last two windows (the steps down,
