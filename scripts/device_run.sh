@@ -3,11 +3,13 @@
 # .deb/: that machine has no libjpeg-turbo/libspng/libwebp/GoogleTest headers and no network),
 # run the C++ and Python tests (the GPU ones included), make the benchmark datasets (a) and (b), run
 # the GPU benchmark (bench/gpu_bench.py) and the CPU one (bench/cpu_bench.py), print a table.
-#   usage (device tool, carry [".deb", ".whl"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|hunt|multigpu|shards|video|videobench|all]
+#   usage (device tool, carry [".deb", ".whl"]):  bash scripts/device_run.sh [tests|bench|gpubench|probe|capacity|hunt|multigpu|shards|video|videobench|all]
 #   env: N (files per dataset, 4096), CORES (cpu_bench, 1,4,16), SECONDS_PER_ROW (8)
 #   probe: builds the Python module only and runs bench/gpu_probe.py on the datasets in
 #   PROBE_DATASETS ("a") with the configurations in PROBE (separated by spaces; see that script),
 #   after the engines' bare loop at the images per engine in ENGINE_WIDTHS (e.g. 16,32,37), if set.
+#   capacity: bench/engine_capacity.py on the datasets in PROBE_DATASETS ("a b"): the engines'
+#   bare loop on 1, 2 and 3 handles, their calls taking turns or overlapping (SECONDS_PER_ROW).
 #   multigpu (a machine with 2+ GPUs, issue 21): the tests, then `scaling`.
 #   scaling: bench/scaling_bench.py on a VOC-like dataset (21,453 files, N_VOC) with 1, 2 and 4
 #   GPUs (GPUS), sluice against DALI and the DataLoader (SYSTEMS, ROUTE: one or more routes,
@@ -275,6 +277,14 @@ if [ "$what" = probe ]; then
     echo "== dataset ($d)" | tee -a "$OUT/probe.log"
     [ -n "${ENGINE_WIDTHS:-}" ] && "$PY" bench/gpu_probe.py /tmp/data_$d --seconds 3 --engine-widths "$ENGINE_WIDTHS" 2>&1 | tee -a "$OUT/probe.log"
     "$PY" bench/gpu_probe.py /tmp/data_$d --seconds "${SECONDS_PER_ROW:-5}" "${args[@]}" 2>&1 | tee -a "$OUT/probe.log"
+  done
+  exit 0
+fi
+if [ "$what" = capacity ]; then
+  [ -f /tmp/built_new ] && { wait_for /tmp/prepared || { echo "prepare did not finish"; exit 1; }; }
+  DATASETS=${PROBE_DATASETS:-a b} make_datasets
+  for d in ${PROBE_DATASETS:-a b}; do
+    "$PY" bench/engine_capacity.py /tmp/data_$d --seconds "${SECONDS_PER_ROW:-5}" --json "$OUT/capacity_$d.json" 2>&1 | tee -a "$OUT/capacity.log"
   done
   exit 0
 fi

@@ -45,6 +45,7 @@ nb::dict EngineRateToDict(const EngineRate& rate) {
   d["files"] = rate.files;
   d["engines"] = rate.engines;
   d["call_width"] = rate.call_width;
+  d["handles"] = rate.handles;
   return d;
 }
 
@@ -101,9 +102,10 @@ void RegisterCodec(nb::module_& m) {
 
   m.def(
       "_engine_rate",
-      [](const std::vector<nb::bytes>& files, double seconds, int device, int images_per_engine) {
+      [](const std::vector<nb::bytes>& files, double seconds, int device, int images_per_engine, int handles) {
         if (!(seconds > 0)) Check(InvalidArgument("_engine_rate: seconds must be > 0"));
         if (images_per_engine < 1) Check(InvalidArgument("_engine_rate: images_per_engine must be >= 1"));
+        if (handles < 1 || handles > 16) Check(InvalidArgument("_engine_rate: handles must be 1 to 16, not ", handles));
         std::vector<std::vector<uint8_t>> copies;
         copies.reserve(files.size());
         for (const nb::bytes& f : files) {
@@ -112,12 +114,13 @@ void RegisterCodec(nb::module_& m) {
         }
         Result<EngineRate> r = [&] {
           nb::gil_scoped_release release;
-          return MeasureEngineRate(copies, seconds, device, images_per_engine);
+          return MeasureEngineRate(copies, seconds, device, images_per_engine, handles);
         }();
         return EngineRateToDict(Unwrap(std::move(r)));
       },
       nb::arg("files"), nb::arg("seconds"), nb::arg("device") = 0, nb::arg("images_per_engine") = 32,
-      "The JPEG engines' rate in a bare loop over whole images (codec/engine_rate.h).");
+      nb::arg("handles") = 1,
+      "The JPEG engines' rate in a bare loop over whole images, in `handles` loops at once (codec/engine_rate.h).");
 
 }
 

@@ -1,7 +1,10 @@
 // MeasureEngineRate: the JPEG engines' own rate on a set of files, in a bare loop. Whole images,
 // decoded in calls of NvjpegHardwareDecoder::batch_width() files, each call waited for; nothing
 // else (no reading, no crop, no resize). The ceiling the GPU path's engine route is measured
-// against (bench/gpu_bench.py, row "engines alone, bare loop").
+// against (bench/gpu_bench.py, row "engines alone, bare loop"). With `handles` > 1, as many
+// threads run the loop at once, each on an nvJPEG handle of its own (bench/engine_capacity.py):
+// their calls take turns as the loader's do, unless each handle has its own turn
+// (codec/engine_turn.h), which measures whether the engines have room beyond one call at a time.
 //
 //   std::vector<std::vector<uint8_t>> files = ...;  // encoded JPEGs
 //   Result<EngineRate> r = MeasureEngineRate(files, /*seconds=*/5.0, /*device=*/0);
@@ -27,14 +30,16 @@ struct EngineRate {
   int64_t files = 0;     // of the input, the ones the engines take (the others are left out)
   int engines = 0;       // the GPU's JPEG engines
   int call_width = 0;    // images per call
+  int handles = 0;       // loops run at once
 };
 
 // Decodes `files` over and over for at least `seconds` (after one untimed call) on `device`, in
-// calls of `images_per_engine` x engines images.
-// REQUIRES: seconds > 0, images_per_engine >= 1. Fails when the build has no CUDA path, the device has no JPEG engines,
+// calls of `images_per_engine` x engines images, in `handles` loops at once (images and pixels:
+// their sum; seconds: the longest loop's).
+// REQUIRES: seconds > 0, images_per_engine >= 1, handles >= 1. Fails when the build has no CUDA path, the device has no JPEG engines,
 // or none of the files is one the engines take (baseline, 3 components).
 Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>> files, double seconds, int device,
-                                     int images_per_engine = 32);
+                                     int images_per_engine = 32, int handles = 1);
 
 }  // namespace sluice
 

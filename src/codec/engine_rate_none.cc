@@ -5,7 +5,7 @@
 
 namespace sluice {
 
-Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>>, double, int device, int) {
+Result<EngineRate> MeasureEngineRate(std::span<const std::vector<uint8_t>>, double, int device, int, int) {
   SLUICE_RETURN_IF_ERROR(CheckCudaDevice(device));
   return Unsupported("this build has no CUDA path");
 }

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "codec/engine_turn.h"
 #include "codec/nvjpeg_api.h"
 #include "gpu/device_pool.h"
 
@@ -35,6 +36,9 @@ class NvjpegContext {
   nvjpegHandle_t hardware_handle() const { return hw_handle_; }
   const Status& hardware_status() const { return hw_status_; }
   int hardware_engines() const { return hw_engines_; }
+  // What calls on the hardware handle take turns on: the process's, or with the experiment knob
+  // its own (codec/engine_turn.h).
+  EngineTurn& engine_turn() { return PerHandleEngineTurns() ? own_turn_ : ProcessEngineTurn(); }
   nvjpegHandle_t hybrid_handle() const { return hybrid_handle_; }
 
   nvjpegDevAllocatorV2_t* device_allocator() { return &dev_alloc_; }
@@ -62,6 +66,7 @@ class NvjpegContext {
   nvjpegHandle_t hybrid_handle_ = nullptr;
   Status hw_status_;
   int hw_engines_ = 0;
+  EngineTurn own_turn_;  // with SLUICE_ENGINE_TURNS=1
   std::atomic<int64_t> pinned_bytes_{0}, pinned_peak_{0}, idle_bytes_{0};
   struct IdlePinned {
     void* p;

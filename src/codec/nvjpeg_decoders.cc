@@ -14,7 +14,6 @@
 namespace sluice {
 
 namespace {
-std::mutex g_hardware_call;  // see NvjpegHardwareDecoder::Decode
 constexpr int kPadSide = 16;  // a pad decodes at most kPadSide x kPadSide pixels
 constexpr size_t kPadBytes = kPadSide * kPadSide * 3;
 
@@ -24,13 +23,12 @@ bool Is(const char* a, const char* b) { return std::strcmp(a, b) == 0; }
 // waits for its previous hardware decode: nvJPEG's hardware backend starts the engines at call
 // time, not in stream order, and back-to-back calls without this wait hung a stream now and then
 // with page-locked input (docs/benchmarks.md). Which call (experiment knob SLUICE_ENGINE_WAIT):
-// 2 (default), the last call of any decoder (g_last_call, guarded by g_hardware_call); 1, this
+// 2 (default), the last call of any decoder taking the same turns (EngineTurn::last_call); 1, this
 // decoder's last call; 0, none.
 int EngineWait() {
   static const int wait = static_cast<int>(EnvKnob("SLUICE_ENGINE_WAIT", 2));
   return wait;
 }
-cudaEvent_t g_last_call = nullptr;
 }  // namespace
 
 bool HardwareDecodable(const ImageInfo& info) {
@@ -79,8 +77,9 @@ Status NvjpegHardwareDecoder::MakeTinyPad() {
 NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
   const NvjpegApi& api = ctx_->api();
   if (last_call_ != nullptr) {
-    std::lock_guard<std::mutex> turn(g_hardware_call);
-    if (g_last_call == last_call_) g_last_call = nullptr;
+    EngineTurn& turn = ctx_->engine_turn();
+    std::lock_guard<std::mutex> lock(turn.mu);
+    if (turn.last_call == last_call_) turn.last_call = nullptr;
     cudaEventDestroy(last_call_);
   }
   if (pad_out_ != nullptr) {
@@ -90,7 +89,7 @@ NvjpegHardwareDecoder::~NvjpegHardwareDecoder() {
   if (tiny_pad_ != nullptr) cudaFreeHost(tiny_pad_);
   for (auto p : params_)
     if (p != nullptr) api.nvjpegDecodeParamsDestroy(p);
-  std::lock_guard<std::mutex> turn(g_hardware_call);  // the pool's other decoders may be calling
+  std::lock_guard<std::mutex> turn(ctx_->engine_turn().mu);  // the pool's other decoders may be calling
   pool_.reset();  // the last decoder of a pool destroys its states
 }
 
@@ -100,7 +99,7 @@ Result<EngineState*> NvjpegHardwareDecoder::AddState() {
 }
 
 Status NvjpegHardwareDecoder::WaitForEarlierCalls() {
-  cudaEvent_t last = EngineWait() == 2 ? g_last_call : last_call_;
+  cudaEvent_t last = EngineWait() == 2 ? ctx_->engine_turn().last_call : last_call_;
   if (EngineWait() != 0 && last != nullptr) SLUICE_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(last));
   return Status::OK();
 }
@@ -109,7 +108,7 @@ Status NvjpegHardwareDecoder::RecordCall(cudaStream_t stream) {
   if (EngineWait() == 0) return Status::OK();
   if (last_call_ == nullptr) SLUICE_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&last_call_, cudaEventDisableTiming));
   SLUICE_CUDA_RETURN_IF_ERROR(cudaEventRecord(last_call_, stream));
-  g_last_call = last_call_;
+  ctx_->engine_turn().last_call = last_call_;
   return Status::OK();
 }
 
@@ -157,12 +156,12 @@ int NvjpegHardwareDecoder::SlotsInUse() const {
 }
 
 int NvjpegHardwareDecoder::state_slots() const {
-  std::lock_guard<std::mutex> turn(g_hardware_call);
+  std::lock_guard<std::mutex> turn(ctx_->engine_turn().mu);
   return SlotsInUse();
 }
 
 std::vector<int> NvjpegHardwareDecoder::state_sizes() const {
-  std::lock_guard<std::mutex> turn(g_hardware_call);
+  std::lock_guard<std::mutex> turn(ctx_->engine_turn().mu);
   std::vector<int> sizes;
   for (const EngineState& s : pool_->states())
     if (s.size > 0 && !s.stale) sizes.push_back(s.size);
@@ -201,7 +200,7 @@ Result<EngineState*> NvjpegHardwareDecoder::MakeRoom(int n) {
 
 Status NvjpegHardwareDecoder::Reserve(int n) {
   if (n < 1 || n > width_) return InvalidArgument("a state for calls of ", n, " images: the decoder takes 1 to ", width_);
-  std::lock_guard<std::mutex> turn(g_hardware_call);
+  std::lock_guard<std::mutex> turn(ctx_->engine_turn().mu);
   for (const EngineState& s : pool_->states())
     if (s.size == n && !s.stale) return Status::OK();
   if (static_cast<int>(pool_->states().size()) >= kMaxStates)
@@ -215,7 +214,7 @@ Status NvjpegHardwareDecoder::Decode(std::span<const NvjpegJob> jobs, cudaStream
   if (n == 0) return Status::OK();
   if (n > width_) return Internal("hardware decode of ", n, " images, more than ", width_, " at once");
   const int64_t asked = NowNs();
-  std::lock_guard<std::mutex> turn(g_hardware_call);
+  std::lock_guard<std::mutex> turn(ctx_->engine_turn().mu);
   turn_wait_ns_.fetch_add(NowNs() - asked, std::memory_order_relaxed);
   ScopedTimer busy(&busy_ns_);  // the turn, however the call ends
   SLUICE_ASSIGN_OR_RETURN(EngineState* state, StateFor(n, stream));

@@ -88,7 +88,8 @@ class NvjpegHardwareDecoder {
   // does not hold them back).
   // Calls of different decoders take turns on a process-wide lock: concurrent calls (one state
   // each, on one handle) deadlock inside nvJPEG 13.0 now and then, every caller waiting in
-  // cuEventSynchronize for good.
+  // cuEventSynchronize for good (codec/engine_turn.h: the experiment knob that gives each handle
+  // its own turn).
   // On error (a stream the engines reject) nothing of this call can be trusted: decode these
   // jobs another way.
   // Device memory: nvJPEG keeps buffers per image slot of a state (outside the loader's pool),
@@ -157,7 +158,7 @@ class NvjpegHardwareDecoder {
  private:
   NvjpegHardwareDecoder(NvjpegContext* ctx, int max_side, EnginePads pads, std::shared_ptr<EngineStatePool> states)
       : ctx_(ctx), max_side_(max_side), pads_(pads), pool_(std::move(states)) {}
-  // The rest under g_hardware_call (the turn).
+  // The rest under the turn (ctx_->engine_turn()).
   // A state for calls of n images on `stream`: one of size n, or a larger one within the padding
   // limit; nullptr when kMaxStates states exist and none holds n images.
   Result<EngineState*> StateFor(int n, cudaStream_t stream);

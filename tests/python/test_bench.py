@@ -9,9 +9,11 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from conftest import PYTHON_DIR, ROOT
+import sluice
 from sluice import datasets
 
 pytest.importorskip("torch")
@@ -244,3 +246,47 @@ def test_the_probes_neighbours_are_n_busy_processes(tmp_path, monkeypatch, load)
         for p in others:
             p.kill()
             p.wait()
+
+
+def _capacity_args(folder: str, timeout: float):
+    import argparse
+    return argparse.Namespace(data=folder, seconds=0.3, timeout=timeout)
+
+
+def _capacity_folder(tmp_path) -> str:
+    for i in range(4):
+        img = (np.arange(64 * 48 * 3, dtype=np.uint32).reshape(48, 64, 3) * (i + 1) % 251).astype(np.uint8)
+        (tmp_path / f"{i}.jpg").write_bytes(sluice._core.encode_jpeg(img, quality=90, subsampling="444"))
+    return str(tmp_path)
+
+
+def test_engine_capacity_reports_a_row_that_does_not_finish_in_time_as_hung(tmp_path, monkeypatch):
+    # The children wait 3 s for their common start, longer than this row's 1-s limit: both are
+    # killed and the row says so (the deadlock the per-handle turns may meet).
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    monkeypatch.setenv("PYTHONPATH", CHILD_ENV["PYTHONPATH"])
+    import engine_capacity
+
+    t0 = time.monotonic()
+    r = engine_capacity.run_row(_capacity_args(_capacity_folder(tmp_path), 1.0), 1, {}, 2)
+    assert r == {"error": "hung: no result after 1 s"}
+    assert time.monotonic() - t0 < 2.5  # the second process was not waited for again
+
+
+def test_engine_capacity_sums_the_loops_of_every_process(tmp_path, monkeypatch):
+    # Without a GPU every row carries the driver's error; with one, each row's loops are summed:
+    # images and pixels added, seconds the longest loop's.
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    monkeypatch.setenv("PYTHONPATH", CHILD_ENV["PYTHONPATH"])
+    import engine_capacity
+
+    r = engine_capacity.run_row(_capacity_args(_capacity_folder(tmp_path), 60.0), 2, {"SLUICE_ENGINE_TURNS": "1"}, 2)
+    if "error" in r:
+        assert sluice._core.cuda_device_count() == 0 or "no JPEG engines" in r["error"], r
+        assert "CUDA" in r["error"] or "JPEG engines" in r["error"], r
+        return
+    loops = r["loops"]
+    assert len(loops) == 2 and all(x["handles"] == 2 for x in loops)
+    assert r["images"] == sum(x["images"] for x in loops) and r["pixels"] == r["images"] * 64 * 48
+    assert r["seconds"] == max(x["seconds"] for x in loops) >= 0.3
+    assert r["images_per_s"] == pytest.approx(r["images"] / r["seconds"])

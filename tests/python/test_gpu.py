@@ -76,6 +76,8 @@ def test_cuda_without_a_device_is_a_clear_error(small_folder, device):
 def test_engine_rate_checks_its_arguments():
     with pytest.raises(ValueError, match="seconds"):
         sluice._core._engine_rate([b"not a jpeg"], 0)
+    with pytest.raises(ValueError, match="handles must be 1 to 16, not 0"):
+        sluice._core._engine_rate([b"not a jpeg"], 0.1, handles=0)
 
 
 @pytest.mark.skipif(HAVE_GPU, reason="for a machine where sluice sees no GPU")
@@ -103,7 +105,12 @@ def test_engine_rate_measures_the_engines_on_the_files_they_take():
     assert r["engines"] >= 1 and r["call_width"] % r["engines"] == 0
     assert r["images"] >= r["call_width"] and r["images"] % r["call_width"] == 0
     assert r["pixels"] == r["images"] * 160 * 120  # whole images, all of one size
-    assert r["seconds"] >= 0.3
+    assert r["seconds"] >= 0.3 and r["handles"] == 1
+    # Two loops at once, each on its own handle: both counted, each in whole calls.
+    two = sluice._core._engine_rate(taken, 0.3, handles=2)
+    assert two["handles"] == 2 and two["call_width"] == r["call_width"]
+    assert two["images"] >= 2 * two["call_width"] and two["images"] % two["call_width"] == 0
+    assert two["pixels"] == two["images"] * 160 * 120 and two["seconds"] >= 0.3
     with pytest.raises(ValueError, match="none of the 2 files"):
         sluice._core._engine_rate([progressive, png], 0.1)
 
@@ -1193,6 +1200,24 @@ def test_engine_streams_at_high_priority_give_the_same_batches(imagenet_folder):
     assert int(default[1]) == int(high[1]) == 2 * len(pairs_of(imagenet_folder))
     assert len(high) == len(default) > 2
     assert high[2:] == default[2:], "a batch differs with the engine streams at high priority"
+
+
+@needs_gpu
+def test_engine_threads_on_handles_of_their_own_give_the_same_batches(imagenet_folder):
+    # SLUICE_ENGINE_HANDLES=2 (an experiment, off by default): the second engine thread decodes on
+    # an nvJPEG handle of its own; with SLUICE_ENGINE_TURNS=1 the two threads' calls may overlap
+    # (codec/engine_turn.h). Either way each batch must come out bit for bit the same, every sample
+    # on the engines, and the run must end (run_child's timeout catches a deadlock).
+    def run(env: dict) -> list[str]:
+        return hardware_epochs(imagenet_folder, env, "engine_calls", seed=13)
+
+    default = run({})
+    own = run({"SLUICE_ENGINE_HANDLES": "2"})
+    overlapping = run({"SLUICE_ENGINE_HANDLES": "2", "SLUICE_ENGINE_TURNS": "1"})
+    assert int(default[1]) == int(own[1]) == int(overlapping[1]) == 2 * len(pairs_of(imagenet_folder))
+    assert len(default) > 2
+    assert own[2:] == default[2:], "a batch differs with the engine threads on handles of their own"
+    assert overlapping[2:] == default[2:], "a batch differs with the engine threads' calls overlapping"
 
 
 @needs_gpu

@@ -33,17 +33,25 @@ Result<std::unique_ptr<GpuDecoders>> GpuDecoders::Create(DevicePool* pool, Decod
   // The engine threads' calls take turns, so one pool of states serves both (an experiment knob:
   // 0, a pool each, which initialized each call size once per thread).
   static const bool shared_states = EnvKnob("SLUICE_ENGINE_SHARED_STATES", 1) == 1;
+  // An experiment knob: 2, the second engine thread on an nvJPEG handle of its own (a context
+  // and states of its own); with SLUICE_ENGINE_TURNS=1 its calls may then overlap the first's
+  // (codec/engine_turn.h; bench/engine_capacity.py measures that in a bare loop).
+  static const bool own_handles = EnvKnob("SLUICE_ENGINE_HANDLES", 1) == 2;
+  if (own_handles && route != DecodeRoute::kHybrid) {
+    SLUICE_ASSIGN_OR_RETURN(d->second_handle_, NvjpegContext::Create(pool));
+  }
   std::shared_ptr<EngineStatePool> states;
-  if (shared_states && route != DecodeRoute::kHybrid)
+  if (shared_states && route != DecodeRoute::kHybrid && !own_handles)
     states = std::make_shared<EngineStatePool>(d->nvjpeg_.get(), kEngineThreads);
   for (int t = 0; route != DecodeRoute::kHybrid && t < kEngineThreads; ++t) {
+    NvjpegContext* handle = t == 1 && d->second_handle_ ? d->second_handle_.get() : d->nvjpeg_.get();
     static const int per_engine = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_IMAGES", 32)));
     static const int max_side = std::max(1, static_cast<int>(EnvKnob("SLUICE_ENGINE_MAX_SIDE", kEngineMaxSide)));
     // What fills a call up to its state, and how many states (an experiment knob): 0, a corner
     // of its smallest file; 1, a tiny JPEG; 2 (the default), a tiny JPEG, the states' slots bounded.
     static const EnginePads pads = PadsFromKnob(static_cast<int>(EnvKnob("SLUICE_ENGINE_PAD", 2)));
     Result<std::unique_ptr<NvjpegHardwareDecoder>> hw =
-        NvjpegHardwareDecoder::Create(d->nvjpeg_.get(), per_engine, max_side, pads, states);
+        NvjpegHardwareDecoder::Create(handle, per_engine, max_side, pads, states);
     if (!hw.ok()) {
       d->hw_.clear();
       if (route == DecodeRoute::kHardware) return hw.status().WithPrefix("decode_route='hardware'");
@@ -68,6 +76,7 @@ GpuDecoders::~GpuDecoders() {
   for (auto& s : hw_streams_) cudaStreamSynchronize(s->get());
   hybrid_.reset();
   hw_.clear();
+  second_handle_.reset();
   nvjpeg_.reset();
 }
 

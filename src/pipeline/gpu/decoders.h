@@ -2,7 +2,8 @@
 // (each with its stream and tap scratch; one pool of nvJPEG states for both) and the hybrid
 // decoder. Their nvJPEG calls take turns (NvjpegHardwareDecoder::Decode: concurrent calls can
 // deadlock), but while one engine thread's call runs, the other waits for its batch's memory and
-// fills tap tables. Measured on (a): one engine thread 14,700 images/s, two 17,300.
+// fills tap tables. Measured on (a): one engine thread 14,700 images/s, two 17,300. (The
+// experiment knob SLUICE_ENGINE_HANDLES=2 gives the second thread a handle of its own: decoders.cc.)
 //
 // Thread-safety: engine thread t alone uses engine t; DecodeHybrid runs on the CPU-side decode
 // threads, each with its worker index.
@@ -45,8 +46,12 @@ class GpuDecoders {
   bool has_hybrid() const { return hybrid_ != nullptr; }
   cudaStream_t engine_stream(int t) const { return hw_streams_[static_cast<size_t>(t)]->get(); }
   ResizeScratch* engine_scratch(int t) { return &hw_scratch_[t]; }
-  int64_t pinned_peak() const { return nvjpeg_ ? nvjpeg_->pinned_peak() : 0; }
-  int64_t pinned_held() const { return nvjpeg_ ? nvjpeg_->pinned_held() : 0; }
+  int64_t pinned_peak() const {
+    return (nvjpeg_ ? nvjpeg_->pinned_peak() : 0) + (second_handle_ ? second_handle_->pinned_peak() : 0);
+  }
+  int64_t pinned_held() const {
+    return (nvjpeg_ ? nvjpeg_->pinned_held() : 0) + (second_handle_ ? second_handle_->pinned_held() : 0);
+  }
   // Nanoseconds engine thread t's decode calls held the engines, since creation.
   int64_t engine_busy_ns(int t) const { return hw_[static_cast<size_t>(t)]->busy_ns(); }
   // Nanoseconds the engine threads' decode calls held the engines, since creation.
@@ -84,6 +89,7 @@ class GpuDecoders {
   // Frees nvJPEG's idle pinned buffers that no decode took since the previous call (a new epoch).
   void SweepPinned() {
     if (nvjpeg_) nvjpeg_->SweepPinned();
+    if (second_handle_) second_handle_->SweepPinned();
   }
 
   // Decodes `samples` (of one batch or several) on the engines (engine thread t), in calls of at
@@ -103,6 +109,7 @@ class GpuDecoders {
  private:
   GpuDecoders() = default;
   std::unique_ptr<NvjpegContext> nvjpeg_;
+  std::unique_ptr<NvjpegContext> second_handle_;  // engine thread 1's (SLUICE_ENGINE_HANDLES=2)
   std::vector<std::unique_ptr<NvjpegHardwareDecoder>> hw_;
   std::vector<std::unique_ptr<CudaStream>> hw_streams_;
   std::unique_ptr<NvjpegHybridDecoder> hybrid_;
