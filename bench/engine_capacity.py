@@ -10,7 +10,8 @@ its own process:
   2 handles, one turn          two loops in one process taking turns, as the loader's threads do
   2 handles, a turn each       the same with SLUICE_ENGINE_TURNS=1: calls on the two handles overlap
   3 handles, a turn each
-  2 processes at once          two processes of one handle each, started together
+  2 processes at once          two processes of one handle each, started together (the column
+                               "processes together": the share of the longest call they overlapped)
 
 If the rows with overlapping calls deliver more images per second than one handle, the engines
 wait on the host between calls, and the loader could feed them from several handles.
@@ -25,6 +26,8 @@ import os
 import subprocess
 import sys
 import time
+
+START_DELAY = 8.0  # seconds from launching a row's processes to their common start
 
 ROWS = [
     ("1 handle", 1, {}, 1),
@@ -50,12 +53,13 @@ def child(data: str, seconds: float, handles: int, start_at: float) -> None:
 
     files = read_files(data)
     time.sleep(max(0.0, start_at - time.time()))
+    began = time.time()
     r = _core._engine_rate(files, seconds, 0, handles=handles)
-    print(json.dumps(r), flush=True)
+    print(json.dumps({**r, "began": began, "ended": time.time()}), flush=True)
 
 
 def run_row(args, handles: int, env: dict, processes: int) -> dict:
-    start_at = time.time() + 3.0  # every process has read its files by then
+    start_at = time.time() + START_DELAY  # every process has read its files by then
     cmd = [sys.executable, __file__, args.data, "--child", str(handles), "--seconds", str(args.seconds),
            "--start-at", str(start_at)]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -78,8 +82,12 @@ def run_row(args, handles: int, env: dict, processes: int) -> dict:
     images = sum(r["images"] for r in results)
     pixels = sum(r["pixels"] for r in results)
     seconds = max(r["seconds"] for r in results)
+    # How much of the longest process's call the processes ran together (1: all of it).
+    together = min(r["ended"] for r in results) - max(r["began"] for r in results)
+    longest = max(r["ended"] - r["began"] for r in results)
     return {"images": images, "pixels": pixels, "seconds": seconds, "images_per_s": images / seconds,
-            "mpix_per_s": pixels / 1e6 / seconds, "loops": results}
+            "mpix_per_s": pixels / 1e6 / seconds, "together": max(0.0, together) / longest if longest > 0 else 1.0,
+            "loops": results}
 
 
 def main() -> None:
@@ -95,16 +103,17 @@ def main() -> None:
         return child(args.data, args.seconds, args.child, args.start_at)
     rows = {}
     print(f"# {args.data}: the engines' bare loop, {args.seconds:g}-s loops, each row in its own process")
-    print("\n| row | images/s | MP/s | x 1 handle |\n|---|---:|---:|---:|")
+    print("\n| row | images/s | MP/s | x 1 handle | processes together |\n|---|---:|---:|---:|---:|")
     for name, handles, env, processes in ROWS:
         r = run_row(args, handles, env, processes)
         rows[name] = r
         if "error" in r:
-            print(f"| {name} | {r['error']} | | |", flush=True)
+            print(f"| {name} | {r['error']} | | | |", flush=True)
             continue
         base = rows["1 handle"].get("images_per_s")
         ratio = f"{r['images_per_s'] / base:.2f}" if base else "-"
-        print(f"| {name} | {r['images_per_s']:,.0f} | {r['mpix_per_s']:,.0f} | {ratio} |", flush=True)
+        together = f"{r['together']:.0%}" if processes > 1 else "-"
+        print(f"| {name} | {r['images_per_s']:,.0f} | {r['mpix_per_s']:,.0f} | {ratio} | {together} |", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"data": args.data, "seconds": args.seconds, "rows": rows}, f, indent=1)

@@ -261,12 +261,13 @@ def _capacity_folder(tmp_path) -> str:
 
 
 def test_engine_capacity_reports_a_row_that_does_not_finish_in_time_as_hung(tmp_path, monkeypatch):
-    # The children wait 3 s for their common start, longer than this row's 1-s limit: both are
+    # The children wait 5 s for their common start, longer than this row's 1-s limit: both are
     # killed and the row says so (the deadlock the per-handle turns may meet).
     monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
     monkeypatch.setenv("PYTHONPATH", CHILD_ENV["PYTHONPATH"])
     import engine_capacity
 
+    monkeypatch.setattr(engine_capacity, "START_DELAY", 5.0)
     t0 = time.monotonic()
     r = engine_capacity.run_row(_capacity_args(_capacity_folder(tmp_path), 1.0), 1, {}, 2)
     assert r == {"error": "hung: no result after 1 s"}
@@ -280,7 +281,8 @@ def test_engine_capacity_sums_the_loops_of_every_process(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", CHILD_ENV["PYTHONPATH"])
     import engine_capacity
 
-    r = engine_capacity.run_row(_capacity_args(_capacity_folder(tmp_path), 60.0), 2, {"SLUICE_ENGINE_TURNS": "1"}, 2)
+    monkeypatch.setattr(engine_capacity, "START_DELAY", 3.0)
+    r = engine_capacity.run_row(_capacity_args(_capacity_folder(tmp_path), 60.0), 2, {}, 2)
     if "error" in r:
         assert sluice._core.cuda_device_count() == 0 or "no JPEG engines" in r["error"], r
         assert "CUDA" in r["error"] or "JPEG engines" in r["error"], r
@@ -290,3 +292,4 @@ def test_engine_capacity_sums_the_loops_of_every_process(tmp_path, monkeypatch):
     assert r["images"] == sum(x["images"] for x in loops) and r["pixels"] == r["images"] * 64 * 48
     assert r["seconds"] == max(x["seconds"] for x in loops) >= 0.3
     assert r["images_per_s"] == pytest.approx(r["images"] / r["seconds"])
+    assert 0.0 <= r["together"] <= 1.0
