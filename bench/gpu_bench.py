@@ -491,8 +491,10 @@ def ratio_line(data: str, rows: list) -> str:
     for r in rows:  # auto's windows (from its start, warm-up included) and the engine states made
         st = r.get("sluice_stats") or {}
         if st.get("route_windows"):
+            pads = (f", {st['engine_pads']:,} pads in {st.get('engine_calls', 0):,} calls"
+                    if "engine_pads" in st else "")  # what filled calls up to their states
             line += (f"\n  {r['row']}: {st.get('engine_state_inits', 0)} nvJPEG states made"
-                     f" ({st.get('engine_state_seconds', 0):.2f} s); windows (CPU share: "
+                     f" ({st.get('engine_state_seconds', 0):.2f} s){pads}; windows (CPU share: "
                      f"count x mean img/s, engines busy): {window_summary(st['route_windows'])}")
     return line
 

@@ -267,6 +267,7 @@ def child(data: str, config: dict, seconds: float) -> None:
                       "engine_threads": {k: v / max(st.get("wall_seconds", 0), 1e-9)
                                          for k, v in st.get("engine_thread_seconds", {}).items()},
                       "states": st.get("engine_state_inits", 0), "state_seconds": st.get("engine_state_seconds", 0),
+                      "pads": st.get("engine_pads", 0), "calls": st.get("engine_calls", 0),
                       "placed": placed}), flush=True)
     del it
     del loader  # prints the trace to stderr
@@ -438,6 +439,7 @@ def main() -> int:
               f"threads {result['threads']}+{result['io']} io, engines busy {result['engine_busy']:.0%}, "
               f"engines {result.get('engine_mpix_per_s', 0):,.0f} MP/s, "
               f"nvJPEG states made {result.get('states', 0)} ({result.get('state_seconds', 0):.2f} s), "
+              f"pads {result.get('pads', 0):,} in {result.get('calls', 0):,} calls, "
               f"thread groups (cores) {result['groups']}", flush=True)
         if result.get("placed"):
             print(f"    placed: {result['placed']}", flush=True)

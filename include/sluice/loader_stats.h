@@ -73,6 +73,8 @@ struct LoaderStats {
   double engine_state_s = 0;        // the time those and their destruction took (the engines wait
                                     // through it; part of engine_busy_s; since creation)
   int64_t engine_calls = 0;         // nvJPEG calls on the engines (since creation)
+  int64_t engine_pads = 0;          // pads those calls decoded to fill a call up to its nvJPEG
+                                    // state's size (since creation)
   std::vector<RouteWindow> route_windows;  // decode_route "auto": its last 128 windows, oldest
                                            // first (since creation)
   int gpu_local_cpus = 0;           // the CPUs near the GPU the loader's threads are kept on; 0: not kept

@@ -66,6 +66,7 @@ void AddGpuStats(nb::dict& d, const LoaderStats& s) {
   d["engine_state_inits"] = s.engine_state_inits;
   d["engine_state_seconds"] = s.engine_state_s;
   d["engine_calls"] = s.engine_calls;
+  d["engine_pads"] = s.engine_pads;
   d["gpu_local_cpus"] = s.gpu_local_cpus;
 }
 

@@ -14,7 +14,7 @@
 // engines write a state's buffers when a call is made, not in stream order, so a call on another
 // stream (another decoder's) first waits on the host for that event (WaitForLastCall).
 //
-// Thread-safety: the states and the use counter only under the process-wide engine turn.
+// Thread-safety: the states, the use counter and the padded run only under the engine turn.
 // Lifetime: the pool outlives the decoders that hold it (they share its ownership); `ctx` outlives it.
 #ifndef SLUICE_CODEC_ENGINE_STATE_POOL_H_
 #define SLUICE_CODEC_ENGINE_STATE_POOL_H_
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "codec/nvjpeg_context.h"
+#include "codec/padded_run.h"
 
 namespace sluice {
 
@@ -54,6 +55,8 @@ class EngineStatePool {
   std::vector<EngineState>& states() { return states_; }
   const std::vector<EngineState>& states() const { return states_; }
   int64_t NextUse() { return ++uses_; }
+  // The run of calls padded into a larger state, over the pool's decoders (PaddedRun).
+  PaddedRun& padded_run() { return padded_run_; }
 
   // A new, uninitialized state. REQUIRES: fewer than kMaxStates states.
   Result<EngineState*> Add();
@@ -70,6 +73,7 @@ class EngineStatePool {
   const int decoders_;
   std::vector<EngineState> states_;
   int64_t uses_ = 0;
+  PaddedRun padded_run_;
 };
 
 }  // namespace sluice

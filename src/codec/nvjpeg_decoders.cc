@@ -130,11 +130,21 @@ Result<EngineState*> NvjpegHardwareDecoder::StateFor(int n, cudaStream_t stream)
   EngineState* pick = nullptr;
   for (EngineState& s : states)
     if (s.size == n) pick = &s;
+  if (pick != nullptr) pool_->padded_run().Exact();
   if (pick == nullptr) {  // the smallest initialized state this call can fill up with pads
     for (EngineState& s : states)
       if (!s.stale && s.size > n && (full || s.size - n <= kMaxPads) &&
           (pick == nullptr || s.size < pick->size))
         pick = &s;
+    // A size padded call after call gets a state of its own (PaddedRun) where it fits within the
+    // bound beside the state it was padded into (which MakeRoom then keeps: it was used last), so
+    // that two sizes taking turns never initialize each other's state again and again. An
+    // experiment knob sets the run's length (0: pads for ever, as before it).
+    static const int run = static_cast<int>(EnvKnob("SLUICE_ENGINE_PADDED_CALLS", PaddedRun::kCalls));
+    const bool bounded = pads_ == EnginePads::kTinyJpegBoundedSlots;
+    if (pick != nullptr && bounded && !full && pick->size + n <= slot_bound() &&
+        pool_->padded_run().Padded(n, run))
+      pick = nullptr;
   }
   if (pick == nullptr && !full && pads_ == EnginePads::kTinyJpegBoundedSlots) {
     SLUICE_ASSIGN_OR_RETURN(pick, MakeRoom(n));
@@ -274,6 +284,7 @@ Status NvjpegHardwareDecoder::DecodeOneCall(std::span<const NvjpegJob> jobs, Eng
     (void)EngineStatePool::RecordCall(state, stream);  // its work may still run
     return NvjpegStatus(s, "nvjpegDecodeBatchedEx");
   }
+  pads_decoded_.fetch_add(m - n, std::memory_order_relaxed);
   SLUICE_RETURN_IF_ERROR(EngineStatePool::RecordCall(state, stream));
   return RecordCall(stream);
 }

@@ -108,9 +108,12 @@ class NvjpegHardwareDecoder {
   // uses that state, filled up with pads (EnginePads) decoded into scratch memory: with
   // kSmallestFile tiny regions of its smallest file, whose whole bitstream the engines still
   // decode (a call of 192 in a state of 208 decodes 8% more files, the smallest); with the tiny
-  // pads, a 16 x 16 JPEG of a few hundred bytes. Callers keep the sizes few (RouteScheduler
-  // rounds the engines' share); once kMaxStates sizes exist, a call takes the smallest state that
-  // holds it, however many pads that needs, or is cut into calls of the largest. With
+  // pads, a 16 x 16 JPEG of a few hundred bytes. With kTinyJpegBoundedSlots, a size padded
+  // PaddedRun::kCalls calls in a row (a share `auto` holds) gets a state of its own where it fits
+  // within the bound below beside the state it was padded into. Callers keep the sizes few
+  // (RouteScheduler rounds the engines' share); once kMaxStates sizes exist, a call takes the
+  // smallest state that holds it, however many pads that needs, or is cut into calls of the
+  // largest. With
   // kTinyJpegBoundedSlots, a call that no state holds and whose state would take the slots past
   // the bound goes into the least recently used state, initialized again for it (its buffers
   // freed), and states used less recently still are destroyed until the slots fit: `auto`'s
@@ -154,6 +157,8 @@ class NvjpegHardwareDecoder {
   int64_t turn_wait_ns() const { return turn_wait_ns_.load(std::memory_order_relaxed); }
   // nvjpegDecodeBatchedEx calls made so far (images / calls: their mean size). Any thread.
   int64_t calls() const { return calls_.load(std::memory_order_relaxed); }
+  // Pads those calls decoded (images filling a call up to its state's size). Any thread.
+  int64_t pads_decoded() const { return pads_decoded_.load(std::memory_order_relaxed); }
 
  private:
   NvjpegHardwareDecoder(NvjpegContext* ctx, int max_side, EnginePads pads, std::shared_ptr<EngineStatePool> states)
@@ -186,6 +191,7 @@ class NvjpegHardwareDecoder {
   std::atomic<int64_t> busy_ns_{0};
   std::atomic<int64_t> turn_wait_ns_{0};
   std::atomic<int64_t> calls_{0};
+  std::atomic<int64_t> pads_decoded_{0};
   uint8_t* pad_out_ = nullptr;  // device scratch for width_ pads, from the first padded call
   uint8_t* tiny_pad_ = nullptr;  // the tiny pads' file; nullptr: kSmallestFile
   size_t tiny_pad_size_ = 0;

@@ -16,6 +16,7 @@
 #include "codec/decoder.h"
 #include "codec/engine_call_split.h"
 #include "codec/jpeg_cpu.h"
+#include "codec/padded_run.h"
 #include "core/clock.h"
 #include "gpu/cuda_util.h"
 #include "gpu/device.h"
@@ -253,6 +254,46 @@ TEST_F(NvjpegTest, HardwareStatesKeepTheirSlotsWithinTheBound) {
   call(w, 4, w);                            // the 8's again; the (w - kMaxPads - 1)'s destroyed
   call(8, 5, w + 8);
   call(w, 5, w + 8);
+}
+
+// kTinyJpegBoundedSlots: a call size padded PaddedRun::kCalls calls in a row (a share `auto`
+// holds) gets a state of its own within the bound, and the calls after it decode no pads; every
+// image still gets its pixels.
+TEST_F(NvjpegTest, HardwareCallsPaddedCallAfterCallGetAStateOfTheirOwn) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  constexpr int kPads = NvjpegHardwareDecoder::kMaxPads, kRun = PaddedRun::kCalls;
+  auto pool = std::make_shared<EngineStatePool>(ctx_.get(), 2);  // room for two states
+  const std::unique_ptr<NvjpegHardwareDecoder> hw = BoundedDecoder(2 * kPads + 2, pool);
+  ASSERT_NE(hw, nullptr);
+  NvjpegHardwareDecoder& d = *hw;
+  const int w = d.batch_width(), n = w - kPads / 2;
+  CheckRoute(/*hardware=*/true, false, &d, w);
+  for (int i = 1; i < kRun; ++i) CheckRoute(/*hardware=*/true, false, &d, n);  // in the w's, padded
+  EXPECT_EQ(d.state_initializations(), 1);
+  EXPECT_EQ(d.pads_decoded(), (kRun - 1) * (w - n));
+  CheckRoute(/*hardware=*/true, false, &d, n);  // the kRun-th in a row: a state of n
+  EXPECT_EQ(d.state_initializations(), 2);
+  EXPECT_EQ(d.state_sizes(), (std::vector<int>{w, n}));
+  CheckRoute(/*hardware=*/true, false, &d, n);
+  CheckRoute(/*hardware=*/true, false, &d, w);  // both sizes kept
+  EXPECT_EQ(d.state_initializations(), 2);
+  EXPECT_EQ(d.pads_decoded(), (kRun - 1) * (w - n));
+}
+
+// ... but not where the new state would not fit beside the one it was padded into (one decoder's
+// bound, w + kMaxPads): two sizes taking turns would initialize each other's state every time.
+TEST_F(NvjpegTest, HardwareCallsPaddedCallAfterCallKeepTheirStateWhereTwoWouldNotFit) {
+  if (ctx_->hardware_handle() == nullptr) GTEST_SKIP() << ctx_->hardware_status().ToString();
+  constexpr int kPads = NvjpegHardwareDecoder::kMaxPads;
+  const std::unique_ptr<NvjpegHardwareDecoder> hw = BoundedDecoder(2 * kPads + 2);
+  ASSERT_NE(hw, nullptr);
+  NvjpegHardwareDecoder& d = *hw;
+  const int w = d.batch_width(), n = w - kPads / 2;
+  ASSERT_GT(w + n, d.slot_bound());
+  CheckRoute(/*hardware=*/true, false, &d, w);
+  for (int i = 0; i < 2 * PaddedRun::kCalls; ++i) CheckRoute(/*hardware=*/true, false, &d, n);
+  EXPECT_EQ(d.state_initializations(), 1);
+  EXPECT_EQ(d.pads_decoded(), 2 * PaddedRun::kCalls * (w - n));
 }
 
 // Two decoders on one pool (the GPU path's two engine threads): a call size either initialized

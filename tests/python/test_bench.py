@@ -190,6 +190,10 @@ def test_autos_windows_are_listed_in_order_with_their_phases(monkeypatch):
     assert ("sluice GPU auto: 6 nvJPEG states made (0.50 s); windows (CPU share: count x mean img/s, engines busy): "
             "0.1875: 4 x 19,750 (99%); 0.2500: 4 x 21,500 (98%)") in line, line
     assert "sluice GPU hardware:" not in line, line
+    # With the pads the engines decoded (stats()["engine_pads"]), over the calls they filled.
+    row["sluice_stats"].update(engine_pads=1600, engine_calls=846)
+    line = gpu_bench.ratio_line("d", [row])
+    assert "sluice GPU auto: 6 nvJPEG states made (0.50 s), 1,600 pads in 846 calls; windows" in line, line
 
 
 def test_the_probe_gives_the_engines_rate_per_busy_second_their_threads_cpu_and_the_share_off_them(monkeypatch):

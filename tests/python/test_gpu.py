@@ -1153,19 +1153,31 @@ def test_engine_calls_padded_with_a_tiny_jpeg_give_the_same_batches(imagenet_fol
     # of 8 made ahead, batches of 6 (all for the engines) are calls of 6 padded by 2; each batch
     # must come out bit for bit the same with each, every sample on the engines (a call the
     # engines rejected would go to libjpeg-turbo, whose pixels differ), and no state made beyond
-    # the reserved one (the engine threads share their states).
-    def run(pad: str) -> list[str]:
-        return hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_PAD": pad, "SLUICE_ENGINE_STATES": "8"},
-                               "engine_state_inits", seed=5)
+    # the reserved one (the engine threads share their states) but, with the bound, the one for
+    # calls of 6 that their 4th padded call in a row earns (codec/padded_run.h): of two epochs'
+    # 16 calls, 3 are padded by 2.
+    def run(pad: str, counter: str = "engine_state_inits") -> list[str]:
+        return hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_PAD": pad, "SLUICE_ENGINE_STATES": "8"}, counter,
+                               seed=5)
 
     smallest_file, tiny, bounded = run("0"), run("1"), run("2")
     batches = 2 * len(pairs_of(imagenet_folder)) // 6
+    assert batches == 16
     for out in (smallest_file, tiny, bounded):
         assert len(out) == 2 + batches
         assert int(out[1]) == 6 * batches  # every sample on the engines
-        assert int(out[0]) == 1, "a state was made for the calls of 6"  # one for both threads
+    assert int(smallest_file[0]) == int(tiny[0]) == 1, "a state was made for the calls of 6"  # one for both threads
+    assert int(bounded[0]) == 2, "the 4th padded call of 6 in a row made no state of 6"
     assert tiny[2:] == smallest_file[2:], "a batch differs with tiny pads"
     assert bounded[2:] == smallest_file[2:], "a batch differs with the states' slots bounded"
+    pads = run("2", "engine_pads")
+    assert int(pads[0]) == 2 * 3, "3 calls padded by 2, then none"
+    assert pads[2:] == bounded[2:]
+    # The experiment knob SLUICE_ENGINE_PADDED_CALLS=0: every call padded, as before the rule.
+    never = hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_STATES": "8", "SLUICE_ENGINE_PADDED_CALLS": "0"},
+                            "engine_pads", seed=5)
+    assert int(never[0]) == 2 * batches, "a call of 6 went into a state of its own"
+    assert never[2:] == bounded[2:]
 
 
 @needs_gpu

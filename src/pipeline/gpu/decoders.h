@@ -86,6 +86,12 @@ class GpuDecoders {
     for (const auto& hw : hw_) n += hw->calls();
     return n;
   }
+  // The pads those calls decoded, since creation.
+  int64_t engine_pads() const {
+    int64_t n = 0;
+    for (const auto& hw : hw_) n += hw->pads_decoded();
+    return n;
+  }
   // Frees nvJPEG's idle pinned buffers that no decode took since the previous call (a new epoch).
   void SweepPinned() {
     if (nvjpeg_) nvjpeg_->SweepPinned();

@@ -412,6 +412,7 @@ void GpuExecutor::FillStats(LoaderStats* s) const {
   s->engine_state_inits = decoders_->engine_state_inits();
   s->engine_state_s = decoders_->engine_state_seconds();
   s->engine_calls = decoders_->engine_calls();
+  s->engine_pads = decoders_->engine_pads();
   s->gpu_local_cpus = pinned_cpus_;
   engine_times_.Fill(*decoders_, s);
 }
