@@ -50,7 +50,8 @@ OUT=${OUT:-/tmp/sluice-out}
 mkdir -p "$OUT"
 source scripts/device_env.sh
 PY=$(command -v python3)
-nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+nproc; lscpu 2>/dev/null | grep -E '^(Model name|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|L3 cache)' | tr -s ' ' | paste -sd ';'
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 "$PY" -c "import torch, torchvision, PIL; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'PIL', PIL.__version__)"
 
 # Builds the tree in $1 (this one, or OLD) into $1/$2 with 16 cores; logs to $OUT/build_<name>.log.
