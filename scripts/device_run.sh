@@ -54,6 +54,23 @@ nproc; lscpu 2>/dev/null | grep -E '^(Model name|Thread\(s\) per core|Core\(s\) 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 "$PY" -c "import torch, torchvision, PIL; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'PIL', PIL.__version__)"
 
+# A build in the background (prepare) can find a source file missing for a moment while the
+# device tool copies the working tree again for the next call (five calls back to back bringing
+# DALI's parts did that twice in a row): then it builds again, up to 5 times, 20 s apart.
+#   usage: build_retrying LOG DIR [cmake --build options]
+build_retrying() {
+  local log=$1 dir=$2 k rc; shift 2
+  for k in 1 2 3 4 5; do
+    cmake --build "$dir" -j "$(nproc)" "$@" >"$log.try" 2>&1; rc=$?
+    cat "$log.try" >>"$log"
+    [ $rc = 0 ] && return 0
+    grep -q "No such file or directory" "$log.try" || return 1
+    echo "build: a file was missing (the tree being copied again?); again in 20 s ($k)" >>"$log"
+    sleep 20
+  done
+  return 1
+}
+
 # Builds the tree in $1 (this one, or OLD) into $1/$2 with 16 cores; logs to $OUT/build_<name>.log.
 build_tree() {
   local tree=$1 dir=$2 type=$3 name=$4 t0; t0=$(date +%s)
@@ -63,11 +80,7 @@ build_tree() {
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 -DSLUICE_BUILD_TESTS=ON \
       -DSLUICE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PY" >"$OUT/build_$name.log" 2>&1 &&
     rm -f python/sluice/_core*.so &&  # both build dirs write it: relink it from this one
-    { cmake --build "$dir" -j "$(nproc)" "${target[@]}" >>"$OUT/build_$name.log" 2>&1 ||
-      # A build in the background (prepare) can find a source file missing for a moment while the
-      # device tool copies the working tree again for the next call: then it builds once more.
-      { grep -q "No such file or directory" "$OUT/build_$name.log" && sleep 15 &&
-        cmake --build "$dir" -j "$(nproc)" "${target[@]}" >>"$OUT/build_$name.log" 2>&1; }; }) ||
+    build_retrying "$OUT/build_$name.log" "$dir" "${target[@]}") ||
     { grep -E "error|Error" "$OUT/build_$name.log" | head -30; return 1; }
   echo "build $name: $(( $(date +%s) - t0 ))s"
 }
@@ -100,7 +113,8 @@ make_voc() {
 # SEED_VIDEOS=1 videobench's videos; markers in /tmp tell a later call what is done.
 if [ "$what" = prepare ]; then
   if build_tree . build/gpu Release new; then touch /tmp/built_new; else touch /tmp/built_new.failed; fi
-  [ -n "${DATASETS-a b}" ] && make_datasets && touch /tmp/datasets.done
+  # The datasets need the built module (sluice make-dataset).
+  [ -f /tmp/built_new ] && [ -n "${DATASETS-a b}" ] && make_datasets && touch /tmp/datasets.done
   [ -n "${VOC:-}" ] && make_voc
   [ -n "${SEED_VIDEOS:-}" ] && make_seed_videos
   if [ -n "${OLD:-}" ]; then build_tree "$OLD" build/gpu Release old || echo "the build of $OLD failed"; fi
