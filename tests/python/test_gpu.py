@@ -1179,7 +1179,8 @@ def test_engine_calls_padded_with_a_tiny_jpeg_give_the_same_batches(imagenet_fol
     never = hardware_epochs(imagenet_folder, {"SLUICE_ENGINE_STATES": "8", "SLUICE_ENGINE_PADDED_CALLS": "0"},
                             "engine_pads", seed=5)
     never_pads = int(never[0])
-    assert never_pads % 2 == 0 and 2 * batches <= never_pads <= 4 * batches, f"a call of 6 got a state of its own: {never_pads}"
+    assert never_pads % 2 == 0 and 2 * batches <= never_pads <= 4 * batches, \
+        f"a call of 6 got a state of its own: {never_pads}"
     assert never[2:] == bounded[2:]
 
 
