@@ -29,7 +29,7 @@ Rows:
   others use "auto").
 
 Method (as bench/gpu_bench.py): each row in its own process (this script with --_row), 3 warm-up
-batches, then at least --seconds and 6 batches between two torch.cuda.synchronize() calls, each
+batches (and more until --warmup-seconds have passed since the first), then at least --seconds and 6 batches between two torch.cuda.synchronize() calls, each
 batch consumed by a tiny GPU reduction (no per-batch sync); a row is killed after --timeout s.
 Cores busy: machine-wide /proc/stat over the timed interval. GPU memory: allocator peak (sluice's
 pool + torch's reserved bytes) and the process's peak per NVML.
@@ -74,10 +74,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import dali_rows  # noqa: E402
-from gpu_bench import (GpuMemoryPoller, cpu_jiffies, dataset_info, machine_info,  # noqa: E402
-                       run_row_process, select_rows)
-
-WARMUP, MIN_BATCHES = 3, 6  # as gpu_bench
+from gpu_bench import (MIN_BATCHES, WARMUP, GpuMemoryPoller, cpu_jiffies, dataset_info,  # noqa: E402
+                       machine_info, run_row_process, select_rows, warm_up)
 GPU = "cuda"  # --dry-run makes it "cpu"
 SLUICE_KERNELS = ("ResizeFinishKernel", "WarpFinishKernel", "ColorFinishKernel", "FilterKernel")
 TORCH_KERNEL_MARKS = ("at::", "at_cuda_detail", "c10::")  # torch's own kernels' namespaces
@@ -298,9 +296,8 @@ class Consumer:
         self.sink += images[:, 0, 0, 0].float().sum()
 
 
-def measure(it, consume, seconds: float) -> dict:
-    for _ in range(WARMUP):
-        consume(next(it)[0])
+def measure(it, consume, seconds: float, warmup_seconds: float = 0.0) -> dict:
+    warm = warm_up(it, consume, warmup_seconds)
     sync()
     j0, t0 = cpu_jiffies(), time.perf_counter()
     n = done = 0
@@ -311,7 +308,7 @@ def measure(it, consume, seconds: float) -> dict:
     sync()
     el = time.perf_counter() - t0
     busy = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / el
-    return {"images": n, "batches": done, "seconds": el, "images_per_s": n / el, "cores_busy": busy}
+    return {"images": n, "batches": done, "seconds": el, "images_per_s": n / el, "cores_busy": busy, **warm}
 
 
 def profiled_kernels(step, n: int) -> collections.Counter:
@@ -367,7 +364,7 @@ def run_row(name: str, data: str, args) -> dict:
         builder, want_kernels = make_rows(args.routes, args.pipeline)[name]
         row = builder(data, args)
         consume = Consumer()
-        result = measure(row.batches, consume, args.seconds)
+        result = measure(row.batches, consume, args.seconds, args.warmup_seconds)
         if want_kernels:
             n = args.profile_batches
             window = profiled_kernels(lambda: consume(next(row.batches)[0]), n)
@@ -398,7 +395,7 @@ def run_row(name: str, data: str, args) -> dict:
 
 
 # ----------------------------------------------------------------------------- parent
-ROW_FLAGS = ("seconds", "batch_size", "img_size", "n_holes", "length", "workers", "profile_batches", "pipeline")
+ROW_FLAGS = ("seconds", "warmup_seconds", "batch_size", "img_size", "n_holes", "length", "workers", "profile_batches", "pipeline")
 
 
 def spawn_row(name: str, data: str, args, tmp: str) -> dict:
@@ -485,6 +482,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("data", nargs="+", help="ImageFolder roots (make with `sluice make-dataset`)")
     ap.add_argument("--seconds", type=float, default=8.0, help="minimum timed seconds per row")
+    ap.add_argument("--warmup-seconds", type=float, default=0.0,
+                    help=f"untimed seconds before it, at least {WARMUP} batches (every row alike)")
     ap.add_argument("--timeout", type=float, default=150.0, help="seconds per row before it is killed")
     ap.add_argument("--rows", help="comma-separated substrings of row names to run (default: all; a comma "
                     "followed by a space is part of a name)")
@@ -520,7 +519,8 @@ def main() -> int:
     what = (f"seed pipeline, img_size {args.img_size}, Cutout(n_holes={args.n_holes}, length={args.length})"
             if args.pipeline == "seed" else f"{args.pipeline} pipeline, img_size {args.img_size}")
     setup = (f"# {what}; "
-             f"batch {args.batch_size} float32 NCHW; each row in its own process: {WARMUP} warm-up batches, then "
+             f"batch {args.batch_size} float32 NCHW; each row in its own process: {WARMUP} warm-up batches"
+             + (f" and >= {args.warmup_seconds:g} s" if args.warmup_seconds else "") + ", then "
              f">= {args.seconds:g} s and >= {MIN_BATCHES} batches; kernels over {args.profile_batches} more; "
              f"timeout {args.timeout:g} s")
     print(machine + "\n" + setup, flush=True)

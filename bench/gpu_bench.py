@@ -25,7 +25,8 @@ Rows:
       engine route: no reading, no crop, no resize. Only the files the engines take count.
 
 Method: each row runs in its own process (this script with --_row), so GPU memory peaks are per
-row and a hang costs --timeout seconds. A row builds its loader, takes 3 warm-up batches, then
+row and a hang costs --timeout seconds. A row builds its loader, takes 3 warm-up batches (and
+more until --warmup-seconds have passed since the first), then
 times at least --seconds and 6 batches between two torch.cuda.synchronize() calls; each batch
 is consumed by a tiny reduction on the GPU (no per-batch sync). Cores busy: machine-wide
 /proc/stat jiffies over the timed interval. GPU memory: the allocator's peak (sluice's pool or
@@ -35,7 +36,7 @@ route_rates gives each decode route's images/s over the timed interval, route_mp
 megapixels/s (the samples' whole files: what the engines decode), engine_busy_share the share of
 that interval in which the JPEG engines were decoding for the loader.
 
-    python bench/gpu_bench.py DATA_A [DATA_B ...] [--seconds 8] [--rows sluice,DataLoader]
+    python bench/gpu_bench.py DATA_A [DATA_B ...] [--seconds 8] [--warmup-seconds 0] [--rows sluice,DataLoader]
                               [--json out.json] [--timeout 150] [--dry-run]
 """
 from __future__ import annotations
@@ -68,6 +69,7 @@ import dali_rows  # noqa: E402
 BATCH, SIZE, WARMUP, MIN_BATCHES, WORKERS = 256, 224, 3, 6, 16
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)  # = sluice.IMAGENET_MEAN / _STD
 GPU = "cuda"  # --dry-run makes it "cpu"
+WARMUP_SECONDS = 0.0  # --warmup-seconds
 
 
 # ----------------------------------------------------------------------------- measurement
@@ -77,14 +79,31 @@ def cpu_jiffies() -> int:
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)  # minus idle and iowait
 
 
-def measure(batches, seconds: float, warmed=None) -> dict:
+def warm_up(it, consume, seconds: float) -> dict:
+    """The warm-up before a row is timed: WARMUP batches, and more until `seconds` have passed
+    since the first came (--warmup-seconds; 0 by default). The same for every row, DALI's too:
+    a long one leaves out a loader's start (buffers growing, `auto`'s first probes) as a
+    training run of many minutes would."""
+    t0, done = None, 0
+    while done < WARMUP or time.perf_counter() - t0 < seconds:
+        consume(next(it)[0])
+        t0 = time.perf_counter() if t0 is None else t0
+        done += 1
+    return {"warmup_batches": done, "warmup_seconds": time.perf_counter() - t0}
+
+
+def measure(batches, seconds: float, warmed=None, warmup_seconds: float = 0.0) -> dict:
     """Consumes an endless iterator of (images, labels) on the GPU: images/s and cores busy.
-    warmed(), if given, is called once the warm-up batches are done."""
+    warmed(), if given, is called once the warm-up is done."""
     sync = torch.cuda.synchronize if GPU == "cuda" else (lambda: None)
     sink = torch.zeros((), device=GPU)
     it = iter(batches)
-    for _ in range(WARMUP):
-        sink += next(it)[0][:, 0, 0, 0].float().sum()
+
+    def consume(images):
+        nonlocal sink
+        sink += images[:, 0, 0, 0].float().sum()  # the batch is really consumed, on the GPU
+
+    warm = warm_up(it, consume, warmup_seconds)
     sync()
     if warmed is not None:
         warmed()
@@ -92,12 +111,12 @@ def measure(batches, seconds: float, warmed=None) -> dict:
     n = done = 0
     while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
         images, _ = next(it)
-        sink += images[:, 0, 0, 0].float().sum()  # the batch is really consumed, on the GPU
+        consume(images)
         n, done = n + images.shape[0], done + 1
     sync()
     el = time.perf_counter() - t0
     busy = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / el
-    return {"images": n, "batches": done, "seconds": el, "images_per_s": n / el, "cores_busy": busy}
+    return {"images": n, "batches": done, "seconds": el, "images_per_s": n / el, "cores_busy": busy, **warm}
 
 
 def gpu_process_query():
@@ -286,7 +305,7 @@ def measured(make):
     (batches, extra, warmed). A sluice GPU row also gets each decode route's images/s."""
     def row(data: str, seconds: float) -> dict:
         batches, extra, *warmed = make(data)
-        result = {**measure(batches, seconds, *warmed), **extra()}
+        result = {**measure(batches, seconds, *(warmed or [None]), warmup_seconds=WARMUP_SECONDS), **extra()}
         stats = result.get("sluice_stats", {})
         if stats.get("route_samples"):
             result["route_rates"] = {r: n / result["seconds"] for r, n in stats["route_samples"].items()}
@@ -331,7 +350,8 @@ def run_row(name: str, data: str, seconds: float) -> dict:
 
 # ----------------------------------------------------------------------------- parent
 def spawn_row(name: str, data: str, args, tmp: str) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--_row", name, data, "--seconds", str(args.seconds)]
+    cmd = [sys.executable, os.path.abspath(__file__), "--_row", name, data, "--seconds", str(args.seconds),
+           "--warmup-seconds", str(args.warmup_seconds)]
     return run_row_process(name, cmd + (["--dry-run"] if args.dry_run else []), args.timeout, tmp)
 
 
@@ -510,10 +530,12 @@ cores busy: machine-wide over the timed interval (DataLoader workers and the NVM
 
 
 def main() -> int:
-    global GPU
+    global GPU, WARMUP_SECONDS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("data", nargs="+", help="ImageFolder roots (make with `sluice make-dataset`)")
     ap.add_argument("--seconds", type=float, default=8.0, help="minimum timed seconds per row")
+    ap.add_argument("--warmup-seconds", type=float, default=0.0,
+                    help=f"untimed seconds before it, at least {WARMUP} batches (every row alike)")
     ap.add_argument("--rows", help="comma-separated substrings of row names to run (default: all; a comma "
                     "followed by a space is part of a name)")
     ap.add_argument("--json", help="write every result here (rewritten after each row)")
@@ -524,6 +546,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.dry_run:
         GPU = "cpu"
+    WARMUP_SECONDS = args.warmup_seconds
     if args._row:
         print(json.dumps(run_row(args._row, args.data[0], args.seconds), default=str), flush=True)
         return 0
@@ -535,7 +558,8 @@ def main() -> int:
     print(f"# GPU {meta['gpu']} | {meta['cpus']} CPUs ({meta['cpu']}) | Python {meta['python']} | "
           f"torch {meta['torch']} | torchvision {meta['torchvision']} | Pillow {meta['pillow']} | "
           f"process GPU memory via {meta['gpu_process_memory_source']}" + (" | DRY RUN" if args.dry_run else ""))
-    print(f"# each row in its own process: {WARMUP} warm-up batches, then >= {args.seconds:g} s and "
+    warmup = f"{WARMUP} warm-up batches" + (f" and >= {args.warmup_seconds:g} s" if args.warmup_seconds else "")
+    print(f"# each row in its own process: {warmup}, then >= {args.seconds:g} s and "
           f">= {MIN_BATCHES} batches of {BATCH}; timeout {args.timeout:g} s", flush=True)
     results = []
     with tempfile.TemporaryDirectory(prefix="gpu_bench_") as tmp:

@@ -60,6 +60,28 @@ def test_augment_bench_dry_run_has_a_sluice_row_and_a_dali_row(tmp_path):
         assert rows["DALI 16 threads hw_decoder_load 1"]["skipped"].startswith("DALI is not installed")
 
 
+def test_a_warm_up_of_seconds_goes_on_past_its_batches_in_every_row(tmp_path):
+    # --warmup-seconds: the untimed start of each row lasts at least that long (and 3 batches),
+    # the sluice rows' and the CPU-side rows' alike; without it, 3 batches.
+    data = tmp_path / "data"
+    datasets.make_dataset(str(data), num_images=32, num_classes=2, width=(48, 64), progress=False)
+    for script, extra in (("gpu_bench.py", []), ("augment_bench.py", ["--batch-size", "16"])):
+        for warmup in (0.0, 1.5):
+            out = tmp_path / f"{script}-{warmup}.json"
+            r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), str(data), "--dry-run",
+                                "--seconds", "0.2", "--warmup-seconds", str(warmup), "--rows", "sluice CPU",
+                                "--json", str(out), *extra], capture_output=True, text=True, timeout=300,
+                               env=CHILD_ENV)
+            assert r.returncode == 0, r.stdout + r.stderr
+            row = json.loads(out.read_text())["datasets"][0]["rows"][0]
+            assert row["images_per_s"] > 0, row
+            if warmup:
+                assert row["warmup_seconds"] >= warmup and row["warmup_batches"] > 3, (script, row)
+                assert f"3 warm-up batches and >= {warmup:g} s" in r.stdout
+            else:
+                assert row["warmup_batches"] == 3, (script, row)
+
+
 def test_rows_are_chosen_by_substrings_and_a_name_with_a_comma_by_its_whole_name(monkeypatch):
     monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
     from gpu_bench import select_rows
