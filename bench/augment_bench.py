@@ -29,8 +29,9 @@ Rows:
   others use "auto").
 
 Method (as bench/gpu_bench.py): each row in its own process (this script with --_row), 3 warm-up
-batches (and more until --warmup-seconds have passed since the first), then at least --seconds and 6 batches between two torch.cuda.synchronize() calls, each
-batch consumed by a tiny GPU reduction (no per-batch sync); a row is killed after --timeout s.
+batches (and more until --warmup-seconds have passed since the first), then at least --seconds
+and 6 batches between two torch.cuda.synchronize() calls, each batch consumed by a tiny GPU
+reduction (no per-batch sync); a row is killed after --timeout s.
 Cores busy: machine-wide /proc/stat over the timed interval. GPU memory: allocator peak (sluice's
 pool + torch's reserved bytes) and the process's peak per NVML.
 
@@ -395,7 +396,8 @@ def run_row(name: str, data: str, args) -> dict:
 
 
 # ----------------------------------------------------------------------------- parent
-ROW_FLAGS = ("seconds", "warmup_seconds", "batch_size", "img_size", "n_holes", "length", "workers", "profile_batches", "pipeline")
+ROW_FLAGS = ("seconds", "warmup_seconds", "batch_size", "img_size", "n_holes", "length", "workers",
+             "profile_batches", "pipeline")
 
 
 def spawn_row(name: str, data: str, args, tmp: str) -> dict:

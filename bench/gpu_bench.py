@@ -26,18 +26,18 @@ Rows:
 
 Method: each row runs in its own process (this script with --_row), so GPU memory peaks are per
 row and a hang costs --timeout seconds. A row builds its loader, takes 3 warm-up batches (and
-more until --warmup-seconds have passed since the first), then
-times at least --seconds and 6 batches between two torch.cuda.synchronize() calls; each batch
-is consumed by a tiny reduction on the GPU (no per-batch sync). Cores busy: machine-wide
-/proc/stat jiffies over the timed interval. GPU memory: the allocator's peak (sluice's pool or
-torch's reserved bytes) and the process's peak as NVML reports it (pynvml, else nvidia-smi).
+more until --warmup-seconds have passed since the first), then times at least --seconds and 6
+batches between two torch.cuda.synchronize() calls; each batch is consumed by a tiny reduction
+on the GPU (no per-batch sync). Cores busy: machine-wide /proc/stat jiffies over the timed
+interval. GPU memory: the allocator's peak (sluice's pool or torch's reserved bytes) and the
+process's peak as NVML reports it (pynvml, else nvidia-smi).
 sluice rows: loader.stats() counts from the end of the warm-up (memory peaks from the start), and
 route_rates gives each decode route's images/s over the timed interval, route_mpix_rates its
 megapixels/s (the samples' whole files: what the engines decode), engine_busy_share the share of
 that interval in which the JPEG engines were decoding for the loader.
 
-    python bench/gpu_bench.py DATA_A [DATA_B ...] [--seconds 8] [--warmup-seconds 0] [--rows sluice,DataLoader]
-                              [--json out.json] [--timeout 150] [--dry-run]
+    python bench/gpu_bench.py DATA_A [DATA_B ...] [--seconds 8] [--warmup-seconds 0]
+                              [--rows sluice,DataLoader] [--json out.json] [--timeout 150] [--dry-run]
 """
 from __future__ import annotations
 
