@@ -31,10 +31,10 @@ Rows:
   DALI webdataset T threads hw L   fn.readers.webdataset (local shards; DALI reads no http) ->
                                    decoders.image_random_crop mixed -> resize -> crop_mirror_normalize.
 
-Method: as gpu_bench.py (each row in its own process, 3 warm-up batches, >= --seconds, machine
-cores busy, GPU memory peaks).
+Method: as gpu_bench.py (each row in its own process, 3 warm-up batches and more until
+--warmup-seconds have passed, then >= --seconds, machine cores busy, GPU memory peaks).
 
-    python bench/shard_bench.py DATA [--shards DIR] [--seconds 8] [--rows sub,str] [--json out.json]
+    python bench/shard_bench.py DATA [--shards DIR] [--seconds 8] [--warmup-seconds 0] [--rows sub,str] [--json out.json]
                                 [--nginx /path/to/nginx] [--lanes 4] [--dry-run]
 """
 from __future__ import annotations
@@ -167,7 +167,8 @@ def measured(make):
     def row(spec: dict, seconds: float) -> dict:
         with tempfile.TemporaryDirectory(prefix="shard_row_") as tmp:
             batches, extra, *warmed = make(spec, tmp)
-            return {**measure(batches, seconds, *warmed), **extra()}
+            return {**measure(batches, seconds, *(warmed or [None]), warmup_seconds=gpu_bench.WARMUP_SECONDS),
+                    **extra()}
     return row
 
 
@@ -288,6 +289,8 @@ def main() -> int:
     ap.add_argument("--shards", help="where the shards are packed (default: DATA-shards)")
     ap.add_argument("--shard-mib", type=int, default=32, help="target shard size for sluice pack")
     ap.add_argument("--seconds", type=float, default=8.0)
+    ap.add_argument("--warmup-seconds", type=float, default=0.0,
+                    help=f"untimed seconds before each row, at least {gpu_bench.WARMUP} batches (every row alike)")
     ap.add_argument("--rows", help="comma-separated substrings of row names (default: all)")
     ap.add_argument("--json")
     ap.add_argument("--timeout", type=float, default=150.0)
@@ -299,6 +302,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.dry_run:
         gpu_bench.GPU = "cpu"
+    gpu_bench.WARMUP_SECONDS = args.warmup_seconds
     if args._row:
         print(json.dumps(run_row(args._row, json.loads(args._spec), args.seconds), default=str), flush=True)
         return 0
@@ -322,7 +326,9 @@ def main() -> int:
         pattern = brace(tar_names)
         spec = {"files": os.path.abspath(args.data), "shards_dir": shards, "local": os.path.join(shards, pattern),
                 "http": f"http://127.0.0.1:{port}/{pattern}", "lanes": args.lanes}
-        print(f"# GPU {meta['gpu']} | {meta['cpus']} CPUs | torch {meta['torch']} | HTTP: {served_by}"
+        warmup = f"{gpu_bench.WARMUP} warm-up batches" + (f" and >= {args.warmup_seconds:g} s"
+                                                          if args.warmup_seconds else "")
+        print(f"# GPU {meta['gpu']} | {meta['cpus']} CPUs | torch {meta['torch']} | HTTP: {served_by} | {warmup}"
               + (" | DRY RUN" if args.dry_run else ""))
         print(f"# {args.data}: {info['files']:,} files, {info['mean_kib']:.1f} KiB mean, chroma {info['chroma']}; "
               f"{packed['shards']} shards" + (f", packed at {packed['images_per_s']:,.0f} images/s"
@@ -330,7 +336,8 @@ def main() -> int:
         try:
             for name in names:
                 cmd = [sys.executable, os.path.abspath(__file__), args.data, "--_row", name, "--_spec", json.dumps(spec),
-                       "--seconds", str(args.seconds)] + (["--dry-run"] if args.dry_run else [])
+                       "--seconds", str(args.seconds), "--warmup-seconds", str(args.warmup_seconds),
+                       *(["--dry-run"] if args.dry_run else [])]
                 r = gpu_bench.run_row_process(name, cmd, args.timeout, tmp)
                 results["rows"].append(r)
                 rate = (f"{r['images_per_s']:,.0f} img/s" if "images_per_s" in r else
