@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include "core/env_knob.h"
 #include "pipeline/batch_trace.h"
@@ -151,7 +152,13 @@ void RouteScheduler::StartCycle(bool after_gain) {
   const bool up_ok = !small_batch_ || base_busy_ >= kBusyForUp;
   const auto add = [this, up_ok](double share) {
     if (share > base_share_ + 1e-9 && !up_ok) return;
-    if (share > -1e-9 && share < 1 + 1e-9) candidates_[num_candidates_++] = std::clamp(share, 0.0, 1.0);
+    if (share < -1e-9 || share > 1 + 1e-9) return;
+    int& skip = skip_left_[GridIndex(share)];
+    if (skip > 0) {  // it lost by far when last tried
+      --skip;
+      return;
+    }
+    candidates_[num_candidates_++] = std::clamp(share, 0.0, 1.0);
   };
   if (!after_gain) {
     const double balanced = BalancedShare(engine_cost_);
@@ -169,6 +176,20 @@ void RouteScheduler::StartCycle(bool after_gain) {
     if (base_share_ > kShareStep + 1e-9) add(0.0);
   }
   NextProbe();
+}
+
+void RouteScheduler::ProbeLost(double rate) {
+  const int k = GridIndex(share_);
+  if (rate >= base_rate_ * (1 - kFarBelow)) {
+    skip_len_[k] = 0;
+    return;
+  }
+  skip_len_[k] = std::clamp(2 * skip_len_[k], 1, kMaxSkips);
+  skip_left_[k] = skip_len_[k];
+}
+
+int RouteScheduler::GridIndex(double share) {
+  return std::clamp(static_cast<int>(std::lround(share / kShareStep)), 0, kGrid - 1);
 }
 
 // Both sides finish together when the CPU side's share s satisfies s * cost / threads =
@@ -220,7 +241,10 @@ void RouteScheduler::WindowDone(double rate, double busy, double engine_cost) {
     }
     case Phase::kProbe:
       if (first_probe_rate_ == 0) {
-        if (rate <= base_rate_ * (1 + kMargin)) return NextProbe();
+        if (rate <= base_rate_ * (1 + kMargin)) {
+          ProbeLost(rate);
+          return NextProbe();
+        }
         first_probe_rate_ = rate;  // a gain in one window: once more at this share
         return;
       }
@@ -241,6 +265,8 @@ void RouteScheduler::WindowDone(double rate, double busy, double engine_cost) {
         return NextProbe();
       }
       direction_ = probe_share_ > base_share_ ? 1 : -1;
+      std::fill(std::begin(skip_left_), std::end(skip_left_), 0);  // a new held share: every probe again
+      std::fill(std::begin(skip_len_), std::end(skip_len_), 0);
       base_share_ = probe_share_;
       base_rate_ = probe_rate_;
       hold_windows_ = kHoldWindows;

@@ -25,7 +25,11 @@
 // than the mean of the held share's windows before it and of one window back at the held share
 // after it (on a machine warming up, any later window reads faster), is taken
 // (and the climb goes on that way), otherwise the held share stays for a hold that doubles each
-// time nothing gains. A window counts only batches planned at its share (the generation in
+// time nothing gains. A probe whose first window reads over kFarBelow under the held share is
+// left out of the next cycle that would try it, of the next two when it does so again, and so
+// on up to kMaxSkips, until a probe gains (on 143-KiB files the engines alone read 18-31% under
+// a held 1/4 in every cycle, and the probes and share changes took 4% of a 10-s row's rate:
+// docs/benchmarks.md). A window counts only batches planned at its share (the generation in
 // Split), after the first kSettleLaunches of the share (the batches in flight when it changed
 // still shape those), and the gaps between their launches, not one across an interruption; an
 // nvJPEG state initialized for a new call size (a share's first engine calls) starts it over, up
@@ -96,6 +100,8 @@ class RouteScheduler {
   static constexpr double kSlowedEngines = 0.05;  // or slower per image than alone by this
   static constexpr double kBusyForUp = 0.95;      // batches under kSmallBatch probe steps up
                                                   // only when the engines were busy this much
+  static constexpr double kFarBelow = 0.10;       // a probe this far under the held share is
+  static constexpr int kMaxSkips = 8;             // left out of up to this many cycles
 
   // A batch planned in `generation`, of `samples` samples, was launched at `now_ns`.
   void RecordLaunch(int64_t generation, int samples, int64_t now_ns);
@@ -127,6 +133,9 @@ class RouteScheduler {
   void NextProbe();
   void Hold();
   double BalancedShare(double engine_cost) const;  // with that engine time per image, mu_ held
+  void ProbeLost(double rate);                   // the probe at share_ gained nothing in its first
+                                                 // window, which read `rate`
+  static int GridIndex(double share);            // share's place on the kShareStep grid
 
   mutable std::mutex mu_;
   const bool has_hw_, has_hybrid_;
@@ -154,6 +163,9 @@ class RouteScheduler {
   int num_candidates_ = 0, next_candidate_ = 0;
   int hold_ = kHoldWindows;                // windows left to hold
   int hold_windows_ = 2 * kHoldWindows;    // the next hold's length
+  static constexpr int kGrid = 17;         // the shares 0, 1/16, ..., 1
+  int skip_left_[kGrid] = {};              // per share: cycles still to leave it out of
+  int skip_len_[kGrid] = {};               // and how many its last loss by far left it out of
   const double window_seconds_;            // kWindowSeconds, or the knob's
   int settle_ = 0;                         // launches of this generation still to skip
   int restarts_ = 0;                       // windows of this generation started over
