@@ -28,8 +28,8 @@
 // time nothing gains. A probe whose first window reads over kFarBelow under the held share is
 // left out of the next cycle that would try it, of the next two when it does so again, and so
 // on up to kMaxSkips, until a probe gains (on 143-KiB files the engines alone read 18-31% under
-// a held 1/4 in every cycle, and the probes and share changes took 4% of a 10-s row's rate:
-// docs/benchmarks.md). A window counts only batches planned at its share (the generation in
+// the held 3/16 or 1/4 in every cycle, and the probes and share changes took 4% of a 10-s row's
+// rate: docs/benchmarks.md). A window counts only batches planned at its share (the generation in
 // Split), after the first kSettleLaunches of the share (the batches in flight when it changed
 // still shape those), and the gaps between their launches, not one across an interruption; an
 // nvJPEG state initialized for a new call size (a share's first engine calls) starts it over, up
