@@ -6,9 +6,13 @@ decode call blocks until that work is done, and the ranks can hang for good: 20-
 H200s hung in 5 of 5 runs with the default (decode_route "auto" and "hardware", nvJPEG waiting in
 cuEventSynchronize on both ranks) and in none of 6 with 32 (issue 21, docs/benchmarks.md).
 
-The variable counts only when a context is made, so sluice sets it to 32 as it is imported, unless
-the user set it or this process already has a CUDA context; a GPU loader under NCCL with fewer
-queues warns once, saying what to do.
+Wide queues cost: each is a hardware channel, and a GPU has a fixed number of them. On an H200,
+64 processes started 0.3 s apart got 4 contexts with 32 queues (20 "out of memory" errors from
+cudaSetDevice, with 3.4 of 139 GiB in use) and 34 with 8, none failing. So sluice widens them only in
+a process that a launcher started as one of several (WORLD_SIZE > 1, as torchrun sets), where the
+hang can happen, and where the user has not set the variable and this process has no CUDA context
+yet. The variable counts only when a context is made, so this runs as sluice is imported; a GPU
+loader under NCCL with fewer queues warns once, saying what to do.
 """
 import os
 import sys
@@ -20,10 +24,19 @@ _too_late = False  # a CUDA context (torch's) existed before sluice could set th
 _warned = False
 
 
+def _one_of_several_ranks() -> bool:
+    """Whether a launcher (torchrun, torch.distributed.launch) started this process as one of several."""
+    try:
+        return int(os.environ.get("WORLD_SIZE", "1")) > 1
+    except ValueError:
+        return False
+
+
 def widen_before_cuda() -> None:
-    """Sets the variable for this process's CUDA contexts, where the user has not set it (at import)."""
+    """Sets the variable for this process's CUDA contexts, for a rank of several where the user has
+    not set it (at import)."""
     global _too_late
-    if _VAR in os.environ:
+    if _VAR in os.environ or not _one_of_several_ranks():
         return
     torch = sys.modules.get("torch")
     _too_late = bool(torch is not None and torch.cuda.is_initialized())

@@ -1,5 +1,5 @@
-"""CUDA_DEVICE_MAX_CONNECTIONS (sluice/_cuda_queues.py): set to 32 as sluice is imported unless the
-user set it or CUDA had started, and a warning for GPU loaders under NCCL with fewer queues. The
+"""CUDA_DEVICE_MAX_CONNECTIONS (sluice/_cuda_queues.py): set to 32 as sluice is imported in a rank of
+a multi-process job (WORLD_SIZE > 1) unless the user set it or CUDA had started, and a warning for GPU loaders under NCCL with fewer queues. The
 hang it prevents needs several GPUs and NCCL: bench/scaling_bench.py's 20-epoch jobs show it
 (docs/benchmarks.md); here, what sluice does to the environment and when it warns."""
 import os
@@ -14,9 +14,12 @@ from sluice import _cuda_queues
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def imported_value(env_value, before=""):
-    """CUDA_DEVICE_MAX_CONNECTIONS after `before; import sluice` in a fresh interpreter."""
-    env = {k: v for k, v in os.environ.items() if k != "CUDA_DEVICE_MAX_CONNECTIONS"}
+def imported_value(env_value, before="", world_size="2"):
+    """CUDA_DEVICE_MAX_CONNECTIONS after `before; import sluice` in a fresh interpreter started with
+    WORLD_SIZE=world_size (None: unset)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_DEVICE_MAX_CONNECTIONS", "WORLD_SIZE")}
+    if world_size is not None:
+        env["WORLD_SIZE"] = world_size
     if env_value is not None:
         env["CUDA_DEVICE_MAX_CONNECTIONS"] = env_value
     env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
@@ -25,8 +28,16 @@ def imported_value(env_value, before=""):
     return out.stdout.split()
 
 
-def test_import_sets_32_queues_where_the_user_did_not():
+def test_import_sets_32_queues_in_a_rank_of_several_where_the_user_did_not():
     assert imported_value(None) == ["32", "32"]
+    assert imported_value(None, world_size="4") == ["32", "32"]
+
+
+def test_a_single_process_keeps_cudas_default():
+    """Each queue is a hardware channel: with 32 per context only a few processes get a GPU at once."""
+    assert imported_value(None, world_size=None) == ["None", "8"]
+    assert imported_value(None, world_size="1") == ["None", "8"]
+    assert imported_value(None, world_size="two") == ["None", "8"]
 
 
 def test_a_value_the_user_set_is_kept():
@@ -39,6 +50,7 @@ def test_a_cuda_context_made_before_the_import_is_not_widened(monkeypatch):
     queues count as the default 8 (torch is asked, as on a GPU machine)."""
     import torch
     monkeypatch.delenv("CUDA_DEVICE_MAX_CONNECTIONS", raising=False)
+    monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
     monkeypatch.setattr(_cuda_queues, "_too_late", False)
     _cuda_queues.widen_before_cuda()
