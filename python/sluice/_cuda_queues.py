@@ -66,4 +66,5 @@ def warn_if_narrow_under_nccl(decode_route: str) -> None:
     warnings.warn(f"sluice: {why}: this process's CUDA work shares {queues()} hardware queues, and under NCCL "
                   f"nvJPEG's work can wait behind an NCCL kernel that waits for another rank, which can hang "
                   f"the job. Set {_VAR}={WIDE} before CUDA starts (or import sluice before torch uses the "
-                  f"GPU), or use decode_route='cpu'.", RuntimeWarning, stacklevel=3)
+                  f"GPU in a process with WORLD_SIZE > 1, as torchrun starts), or use decode_route='cpu'.",
+                  RuntimeWarning, stacklevel=3)
