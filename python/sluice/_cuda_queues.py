@@ -62,7 +62,10 @@ def warn_if_narrow_under_nccl(decode_route: str) -> None:
     if dist is None or not dist.is_available() or not dist.is_initialized() or "nccl" not in str(dist.get_backend()):
         return
     _warned = True
-    why = ("CUDA started before sluice was imported" if _too_late else f"{_VAR}={os.environ.get(_VAR)}")
+    if _too_late:
+        why = "CUDA started before sluice was imported"
+    else:
+        why = f"{_VAR}={os.environ[_VAR]}" if _VAR in os.environ else f"{_VAR} is not set (CUDA's default)"
     warnings.warn(f"sluice: {why}: this process's CUDA work shares {queues()} hardware queues, and under NCCL "
                   f"nvJPEG's work can wait behind an NCCL kernel that waits for another rank, which can hang "
                   f"the job. Set {_VAR}={WIDE} before CUDA starts (or import sluice before torch uses the "

@@ -94,6 +94,16 @@ def test_warns_once_under_nccl_with_narrow_queues(monkeypatch, gloo_group):
     assert warnings_for("auto") == []
 
 
+def test_the_warning_says_when_the_variable_is_unset(monkeypatch, gloo_group):
+    """A process that no launcher started as a rank (mp.spawn) keeps CUDA's 8 queues: warned."""
+    monkeypatch.setattr(_cuda_queues, "_warned", False)
+    monkeypatch.setattr(_cuda_queues, "_too_late", False)
+    monkeypatch.delenv("CUDA_DEVICE_MAX_CONNECTIONS", raising=False)
+    monkeypatch.setattr(gloo_group, "get_backend", lambda *a: "nccl")
+    got = warnings_for("auto")
+    assert len(got) == 1 and "CUDA_DEVICE_MAX_CONNECTIONS is not set" in got[0] and "8 hardware queues" in got[0]
+
+
 def test_no_warning_without_a_process_group(monkeypatch):
     monkeypatch.setattr(_cuda_queues, "_warned", False)
     monkeypatch.setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2")
