@@ -1,7 +1,8 @@
 """CUDA_DEVICE_MAX_CONNECTIONS (sluice/_cuda_queues.py): set to 32 as sluice is imported in a rank of
 a multi-process job (WORLD_SIZE > 1) unless the user set it or CUDA had started, and a warning for
 GPU loaders under NCCL with fewer queues. The hang it prevents needs several GPUs and NCCL:
-bench/scaling_bench.py's 20-epoch jobs show it (docs/benchmarks.md); here, what sluice does to the environment and when it warns."""
+bench/scaling_bench.py's 20-epoch jobs show it (docs/benchmarks.md); here, what sluice does to the
+environment and when it warns."""
 import os
 import subprocess
 import sys
