@@ -8,17 +8,21 @@ cuEventSynchronize on both ranks) and in none of 6 with 32 (issue 21, docs/bench
 
 Wide queues cost: each is a hardware channel, and a GPU has a fixed number of them. On an H200,
 64 processes started 0.3 s apart got 4 contexts with 32 queues (20 "out of memory" errors from
-cudaSetDevice, with 3.4 of 139 GiB in use) and 34 with 8, none failing. So sluice widens them only in
-a process that a launcher started as one of several (WORLD_SIZE > 1, as torchrun sets), where the
-hang can happen, and where the user has not set the variable and this process has no CUDA context
-yet. The variable counts only when a context is made, so this runs as sluice is imported; a GPU
-loader under NCCL with fewer queues warns once, saying what to do.
+cudaSetDevice, with 3.4 of 139 GiB in use), 9 with 16 and 34 with 8, none failing. Narrow ones cost too: one
+loader's streams (16-17 nvJPEG states among them) wait behind each other, and on an H200 the engine
+route ran 7.8% slower with 8 than with 32, auto 6% slower with 8 than with 16 (docs/benchmarks.md).
+So sluice sets 32 in a process that a launcher started as one of several (WORLD_SIZE > 1, as
+torchrun sets), where the hang can happen, and 16 in any other, where the user has not set the
+variable and this process has no CUDA context yet. The variable counts only when a context is made,
+so this runs as sluice is imported; a GPU loader under NCCL with fewer queues warns once, saying
+what to do.
 """
 import os
 import sys
 import warnings
 
-WIDE = 32  # the most CUDA allows
+WIDE = 32  # the most CUDA allows: a rank of several
+SINGLE = 16  # a process on its own: faster than 8, more contexts per GPU than 32
 _VAR = "CUDA_DEVICE_MAX_CONNECTIONS"
 _too_late = False  # a CUDA context (torch's) existed before sluice could set the variable
 _warned = False
@@ -33,14 +37,13 @@ def _one_of_several_ranks() -> bool:
 
 
 def widen_before_cuda() -> None:
-    """Sets the variable for this process's CUDA contexts, for a rank of several where the user has
-    not set it (at import)."""
+    """Sets the variable for this process's CUDA contexts where the user has not set it (at import)."""
     global _too_late
-    if _VAR in os.environ or not _one_of_several_ranks():
+    if _VAR in os.environ:
         return
     torch = sys.modules.get("torch")
     _too_late = bool(torch is not None and torch.cuda.is_initialized())
-    os.environ[_VAR] = str(WIDE)
+    os.environ[_VAR] = str(WIDE if _one_of_several_ranks() else SINGLE)
 
 
 def queues() -> int:

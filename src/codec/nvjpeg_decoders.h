@@ -102,7 +102,7 @@ class NvjpegHardwareDecoder {
   // free nothing (tests/engine_memory).
   // The call waits for work nvJPEG queues on the GPU: under NCCL with CUDA's default of 8 work
   // queues that work can sit behind an NCCL kernel waiting for another rank, and ranks hung
-  // (issue 21); the Python package sets CUDA_DEVICE_MAX_CONNECTIONS=32 (sluice/_cuda_queues.py).
+  // (issue 21); the Python package sets CUDA_DEVICE_MAX_CONNECTIONS=32 in a rank (sluice/_cuda_queues.py).
   // Initializing a state also takes 0.1-0.2 s (measured on H200s: the last, short batch of an
   // epoch waited that long). So a call smaller than an initialized size within kMaxPads of it
   // uses that state, filled up with pads (EnginePads) decoded into scratch memory: with

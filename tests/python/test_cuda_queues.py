@@ -1,6 +1,6 @@
-"""CUDA_DEVICE_MAX_CONNECTIONS (sluice/_cuda_queues.py): set to 32 as sluice is imported in a rank of
-a multi-process job (WORLD_SIZE > 1) unless the user set it or CUDA had started, and a warning for
-GPU loaders under NCCL with fewer queues. The hang it prevents needs several GPUs and NCCL:
+"""CUDA_DEVICE_MAX_CONNECTIONS (sluice/_cuda_queues.py): set as sluice is imported, to 32 in a rank of
+a multi-process job (WORLD_SIZE > 1) and to 16 in any other process, unless the user set it or CUDA
+had started, and a warning for GPU loaders under NCCL with fewer than 32 queues. The hang it prevents needs several GPUs and NCCL:
 bench/scaling_bench.py's 20-epoch jobs show it (docs/benchmarks.md); here, what sluice does to the
 environment and when it warns."""
 import os
@@ -34,11 +34,12 @@ def test_import_sets_32_queues_in_a_rank_of_several_where_the_user_did_not():
     assert imported_value(None, world_size="4") == ["32", "32"]
 
 
-def test_a_single_process_keeps_cudas_default():
-    """Each queue is a hardware channel: with 32 per context only a few processes get a GPU at once."""
-    assert imported_value(None, world_size=None) == ["None", "8"]
-    assert imported_value(None, world_size="1") == ["None", "8"]
-    assert imported_value(None, world_size="two") == ["None", "8"]
+def test_a_single_process_gets_16_queues():
+    """Each queue is a hardware channel: with 32 per context only a few processes get a GPU at once,
+    with CUDA's 8 one loader's streams wait behind each other."""
+    assert imported_value(None, world_size=None) == ["16", "16"]
+    assert imported_value(None, world_size="1") == ["16", "16"]
+    assert imported_value(None, world_size="two") == ["16", "16"]
 
 
 def test_a_value_the_user_set_is_kept():
@@ -60,6 +61,11 @@ def test_a_cuda_context_made_before_the_import_is_not_widened(monkeypatch):
     monkeypatch.delenv("CUDA_DEVICE_MAX_CONNECTIONS")
     _cuda_queues.widen_before_cuda()
     assert os.environ["CUDA_DEVICE_MAX_CONNECTIONS"] == "32" and _cuda_queues.queues() == 32
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.delenv("CUDA_DEVICE_MAX_CONNECTIONS")
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    _cuda_queues.widen_before_cuda()
+    assert _cuda_queues.queues() == 8
 
 
 @pytest.fixture
@@ -96,13 +102,19 @@ def test_warns_once_under_nccl_with_narrow_queues(monkeypatch, gloo_group):
 
 
 def test_the_warning_says_when_the_variable_is_unset(monkeypatch, gloo_group):
-    """A process that no launcher started as a rank (mp.spawn) keeps CUDA's 8 queues: warned."""
+    """The variable unset (a user removed it after the import): CUDA's 8 queues, warned. A process
+    that no launcher started as a rank (mp.spawn) gets 16 at import, and is warned too."""
     monkeypatch.setattr(_cuda_queues, "_warned", False)
     monkeypatch.setattr(_cuda_queues, "_too_late", False)
     monkeypatch.delenv("CUDA_DEVICE_MAX_CONNECTIONS", raising=False)
     monkeypatch.setattr(gloo_group, "get_backend", lambda *a: "nccl")
     got = warnings_for("auto")
     assert len(got) == 1 and "CUDA_DEVICE_MAX_CONNECTIONS is not set" in got[0] and "8 hardware queues" in got[0]
+    monkeypatch.setattr(_cuda_queues, "_warned", False)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    _cuda_queues.widen_before_cuda()
+    got = warnings_for("auto")
+    assert len(got) == 1 and "CUDA_DEVICE_MAX_CONNECTIONS=16" in got[0] and "16 hardware queues" in got[0]
 
 
 def test_no_warning_without_a_process_group(monkeypatch):
