@@ -1,8 +1,8 @@
-"""CUDA_DEVICE_MAX_CONNECTIONS (sluice/_cuda_queues.py): set as sluice is imported, to 32 in a rank of
-a multi-process job (WORLD_SIZE > 1) and to 16 in any other process, unless the user set it or CUDA
-had started, and a warning for GPU loaders under NCCL with fewer than 32 queues. The hang it prevents needs several GPUs and NCCL:
-bench/scaling_bench.py's 20-epoch jobs show it (docs/benchmarks.md); here, what sluice does to the
-environment and when it warns."""
+"""CUDA_DEVICE_MAX_CONNECTIONS (sluice/_cuda_queues.py): set as sluice is imported, to 32 in a rank
+of a multi-process job (WORLD_SIZE > 1) and to 16 in any other process, unless the user set it or
+CUDA had started, and a warning for GPU loaders under NCCL with fewer than 32 queues. The hang it
+prevents needs several GPUs and NCCL: bench/scaling_bench.py's 20-epoch jobs show it
+(docs/benchmarks.md); here, what sluice does to the environment and when it warns."""
 import os
 import subprocess
 import sys
