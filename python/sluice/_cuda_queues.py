@@ -8,9 +8,9 @@ cuEventSynchronize on both ranks) and in none of 6 with 32 (issue 21, docs/bench
 
 Wide queues cost: each is a hardware channel, and a GPU has a fixed number of them. On an H200,
 64 processes started 0.3 s apart got 4 contexts with 32 queues (20 "out of memory" errors from
-cudaSetDevice, with 3.4 of 139 GiB in use), 9 with 16 and 34 with 8 (no errors). Narrow ones
-cost too: one loader's streams (16-17 nvJPEG states among them) wait behind each other, and on an
-H200 the engine route ran 7.2% slower with 8 than with 32, auto 6.0% slower with 8 than with 16
+cudaSetDevice, with 3.4 of 139 GiB in use), 9 with 16 and 34 with 8 (no errors printed). Narrow ones
+cost too: one loader's streams (16-17 nvJPEG states among them) wait behind each other, and on
+an H200 the engine route ran 7.2% slower with 8 than with 32, auto 6.0% slower with 8 than with 16
 (docs/benchmarks.md). So sluice sets 32 in a process that a launcher started as one of several
 (WORLD_SIZE > 1, as torchrun sets), where the hang can happen, and 16 in any other, where the user
 has not set the variable and this process has no CUDA context yet. The variable counts only when a
