@@ -76,7 +76,8 @@ import torch  # noqa: E402
 
 import dali_rows  # noqa: E402
 from gpu_bench import (MIN_BATCHES, WARMUP, GpuMemoryPoller, cpu_jiffies, dataset_info,  # noqa: E402
-                       machine_info, run_row_process, select_rows, warm_up)
+                       interval_cores, machine_info, run_row_process, select_rows, thread_groups,
+                       thread_line, warm_up)
 GPU = "cuda"  # --dry-run makes it "cpu"
 SLUICE_KERNELS = ("ResizeFinishKernel", "WarpFinishKernel", "ColorFinishKernel", "FilterKernel")
 TORCH_KERNEL_MARKS = ("at::", "at_cuda_detail", "c10::")  # torch's own kernels' namespaces
@@ -300,7 +301,7 @@ class Consumer:
 def measure(it, consume, seconds: float, warmup_seconds: float = 0.0) -> dict:
     warm = warm_up(it, consume, warmup_seconds)
     sync()
-    j0, t0 = cpu_jiffies(), time.perf_counter()
+    g0, j0, t0 = thread_groups(), cpu_jiffies(), time.perf_counter()
     n = done = 0
     while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
         images, _ = next(it)
@@ -308,8 +309,7 @@ def measure(it, consume, seconds: float, warmup_seconds: float = 0.0) -> dict:
         n, done = n + images.shape[0], done + 1
     sync()
     el = time.perf_counter() - t0
-    busy = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / el
-    return {"images": n, "batches": done, "seconds": el, "images_per_s": n / el, "cores_busy": busy, **warm}
+    return {"images": n, "batches": done, **interval_cores(g0, j0, el), "images_per_s": n / el, **warm}
 
 
 def profiled_kernels(step, n: int) -> collections.Counter:
@@ -549,6 +549,8 @@ def main() -> int:
     for d in results:
         print(f"\nkernels per batch, {d['data']}:")
         print("\n".join(kernel_lines(d["rows"])) or "  (no sluice GPU row measured)")
+        if thread_line(d["rows"]):
+            print("  " + thread_line(d["rows"]))
     print("\n" + machine + "\n" + setup)
     for d in results:
         print("\n" + d["dataset_line"] + "\n\n" + "\n".join(table(d["rows"])), flush=True)

@@ -29,8 +29,9 @@ row and a hang costs --timeout seconds. A row builds its loader, takes 3 warm-up
 more until --warmup-seconds have passed since the first), then times at least --seconds and 6
 batches between two torch.cuda.synchronize() calls; each batch is consumed by a tiny reduction
 on the GPU (no per-batch sync). Cores busy: machine-wide /proc/stat jiffies over the timed
-interval. GPU memory: the allocator's peak (sluice's pool or torch's reserved bytes) and the
-process's peak as NVML reports it (pynvml, else nvidia-smi).
+interval, and the row process's own threads by name (/proc/self/task) over the same interval.
+GPU memory: the allocator's peak (sluice's pool or torch's reserved bytes) and the process's
+peak as NVML reports it (pynvml, else nvidia-smi).
 sluice rows: loader.stats() counts from the end of the warm-up (memory peaks from the start), and
 route_rates gives each decode route's images/s over the timed interval, route_mpix_rates its
 megapixels/s (the samples' whole files: what the engines decode), engine_busy_share the share of
@@ -79,6 +80,31 @@ def cpu_jiffies() -> int:
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)  # minus idle and iowait
 
 
+def thread_groups() -> dict:
+    """CPU seconds of this process's threads so far, summed by name: sluice's threads by their
+    name without its trailing digits (sluice-cpu, sluice-io, sluice-nvjpeg, ...), the rest as
+    "other" (Python, torch, DALI's own threads)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                text = f.read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()
+        group = re.sub(r"\d+$", "", name) if name.startswith("sluice") else "other"
+        out[group] = out.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return out
+
+
+def thread_cores(before: dict, after: dict, seconds: float) -> dict:
+    """Cores per thread group between two thread_groups() readings: threads that started in
+    between count from 0, those that ended in between are left out (never below 0)."""
+    return {k: round(max(0.0, v - before.get(k, 0.0)) / seconds, 2) for k, v in sorted(after.items())}
+
+
 def warm_up(it, consume, seconds: float) -> dict:
     """The warm-up before a row is timed: WARMUP batches, and more until `seconds` have passed
     since the first came (--warmup-seconds; 0 by default). The same for every row, DALI's too:
@@ -107,7 +133,7 @@ def measure(batches, seconds: float, warmed=None, warmup_seconds: float = 0.0) -
     sync()
     if warmed is not None:
         warmed()
-    j0, t0 = cpu_jiffies(), time.perf_counter()
+    g0, j0, t0 = thread_groups(), cpu_jiffies(), time.perf_counter()
     n = done = 0
     while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
         images, _ = next(it)
@@ -115,8 +141,16 @@ def measure(batches, seconds: float, warmed=None, warmup_seconds: float = 0.0) -
         n, done = n + images.shape[0], done + 1
     sync()
     el = time.perf_counter() - t0
-    busy = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / el
-    return {"images": n, "batches": done, "seconds": el, "images_per_s": n / el, "cores_busy": busy, **warm}
+    return {"images": n, "batches": done, **interval_cores(g0, j0, el), "images_per_s": n / el, **warm}
+
+
+def interval_cores(groups_before: dict, jiffies_before: int, seconds: float) -> dict:
+    """From readings of thread_groups() and cpu_jiffies() taken `seconds` ago: the machine's
+    cores busy since, this process's threads' by group, and the difference (other processes)."""
+    busy = (cpu_jiffies() - jiffies_before) / os.sysconf("SC_CLK_TCK") / seconds
+    threads = thread_cores(groups_before, thread_groups(), seconds)
+    return {"seconds": seconds, "cores_busy": busy, "thread_cores": threads,
+            "other_processes_cores": max(0.0, busy - sum(threads.values()))}
 
 
 def gpu_process_query():
@@ -479,6 +513,15 @@ def window_sequence(windows: list[dict]) -> str:
     return ", ".join(f"{share:.4f} {phase} x{n}" for (share, phase), n in runs)
 
 
+def thread_line(rows: list) -> str:
+    """Where each measured row's cores went: its own threads by group, and other processes; ""
+    when no row has them."""
+    rows = [r for r in rows if r.get("thread_cores")]
+    return "cores by thread group: " + "; ".join(
+        f"{r['row']}: " + ", ".join(f"{g} {c:.1f}" for g, c in r["thread_cores"].items() if c >= 0.05)
+        + f", other processes {r.get('other_processes_cores', 0):.1f}" for r in rows) if rows else ""
+
+
 def ratio_line(data: str, rows: list) -> str:
     """sluice GPU auto against the best DALI row and the best torchvision row of this run."""
     rate = {r["row"]: r["images_per_s"] for r in rows if "images_per_s" in r}
@@ -508,6 +551,8 @@ def ratio_line(data: str, rows: list) -> str:
             for n, v in engine_mpix.items())
         if loop_mpix:
             line += f", bare loop {loop_mpix:,.0f}"
+    if thread_line(rows):
+        line += "\n  " + thread_line(rows)
     for r in rows:  # auto's windows (from its start, warm-up included) and the engine states made
         st = r.get("sluice_stats") or {}
         if st.get("route_windows"):
@@ -526,7 +571,9 @@ GPU peak allocator: sluice GPU rows = loader.stats()["gpu_memory_peak"] (sluice'
 GPU peak process: the driver's per-process figure (NVML, polled every 0.1 s), CUDA context included;
   in sluice rows torch also initializes CUDA in the same process, so its context is counted there too.
   * = our pid not visible to NVML (own pid namespace): the sole compute process was taken instead.
-cores busy: machine-wide over the timed interval (DataLoader workers and the NVML poller included)."""
+cores busy: machine-wide over the timed interval (DataLoader workers and the NVML poller included);
+  by thread group: the row process's own threads (sluice's by name, the rest "other"), and the
+  machine's cores busy less those ("other processes": DataLoader workers, the parent, the system)."""
 
 
 def main() -> int:

@@ -73,7 +73,7 @@ import tempfile
 import threading
 import time
 
-from gpu_bench import window_sequence, window_summary
+from gpu_bench import thread_cores, thread_groups, window_sequence, window_summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
@@ -100,24 +100,6 @@ def set_sched(mode: str) -> None:
     cuda = ctypes.CDLL("libcuda.so.1")
     if cuda.cuInit(0) != 0 or cuda.cuDevicePrimaryCtxSetFlags(0, flags) != 0:
         raise RuntimeError(f"cannot set the context's scheduling to {mode}")
-
-
-def thread_groups() -> dict:
-    """CPU seconds of this process's threads, summed by name without its trailing digits."""
-    import re
-    tick = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{tid}/stat") as f:
-                text = f.read()
-        except OSError:
-            continue
-        name = text[text.index("(") + 1:text.rindex(")")]
-        fields = text[text.rindex(")") + 2:].split()
-        group = re.sub(r"\d+$", "", name) if name.startswith("sluice") else "other"
-        out[group] = out.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / tick
-    return out
 
 
 def physical_cores() -> list:
@@ -253,7 +235,7 @@ def child(data: str, config: dict, seconds: float) -> None:
     dt = time.perf_counter() - t0
     cores = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / dt
     g1 = thread_groups()
-    groups = {k: round((v - g0.get(k, 0.0)) / dt, 2) for k, v in sorted(g1.items())}
+    groups = thread_cores(g0, g1, dt)
     st = loader.stats()
     poller.stop()
     uploaded = uploads.finish() if uploads else None

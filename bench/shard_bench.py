@@ -369,6 +369,8 @@ def main() -> int:
         if a in rate and dali:
             best = max(dali, key=dali.get)
             lines.append(f"{a} / best DALI webdataset row ({best}) = {rate[a] / dali[best]:.2f}")
+    if gpu_bench.thread_line(results["rows"]):
+        lines.append(gpu_bench.thread_line(results["rows"]))
     print("\n".join(lines))
     return 0
 

@@ -151,6 +151,48 @@ def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch)
     assert "(0.50 of the bare loop)" in line and f"bare loop {150 / r['seconds']:,.0f}" in line, line
 
 
+def test_a_measured_row_gives_its_threads_cores_by_name(monkeypatch):
+    # A thread named as sluice names its pool threads spins through the timed interval of a row
+    # whose batches come slowly (the main thread sleeps): its group gets about one core, the
+    # sleeping main thread about none, and the table line names both.
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    import ctypes
+    import threading
+
+    import gpu_bench
+    import torch
+
+    monkeypatch.setattr(gpu_bench, "GPU", "cpu")
+    stop = threading.Event()
+
+    def spin():
+        ctypes.CDLL(None).prctl(15, b"sluice-spin7", 0, 0, 0)  # PR_SET_NAME: this thread's name
+        while not stop.is_set():
+            pass
+
+    def make(data):
+        def batches():
+            while True:
+                time.sleep(0.02)
+                yield torch.zeros(4, 3, 2, 2), torch.zeros(4)
+        return batches(), dict
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        r = gpu_bench.measured(make)("unused", 0.6)
+    finally:
+        stop.set()
+        spinner.join()
+    cores = r["thread_cores"]
+    # The GIL: the spinner holds it whenever the sleeping main thread does not need it.
+    assert 0.6 <= cores["sluice-spin"] <= 1.2, cores
+    assert cores.get("other", 0) < 0.5, cores
+    assert r["other_processes_cores"] >= 0
+    line = gpu_bench.ratio_line("d", [{"row": "sluice GPU auto", "images_per_s": 1.0, **r}])
+    assert "cores by thread group: sluice GPU auto: " in line and "sluice-spin " in line, line
+
+
 def test_tune_bench_pairs_runs_by_round_and_takes_medians(monkeypatch):
     monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
     from tune_bench import median_row, paired
