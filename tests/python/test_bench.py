@@ -185,8 +185,9 @@ def test_a_measured_row_gives_its_threads_cores_by_name(monkeypatch):
         stop.set()
         spinner.join()
     cores = r["thread_cores"]
-    # The GIL: the spinner holds it whenever the sleeping main thread does not need it.
-    assert 0.6 <= cores["sluice-spin"] <= 1.2, cores
+    # The GIL: the spinner holds it whenever the sleeping main thread does not need it (on a
+    # loaded 2-core machine it may get less of a core; a wrong count would give about none).
+    assert 0.3 <= cores["sluice-spin"] <= 1.2, cores
     assert cores.get("other", 0) < 0.5, cores
     assert r["other_processes_cores"] >= 0
     line = gpu_bench.ratio_line("d", [{"row": "sluice GPU auto", "images_per_s": 1.0, **r}])
