@@ -64,7 +64,6 @@ import os
 import re
 import sys
 import tempfile
-import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,9 +74,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import dali_rows  # noqa: E402
-from gpu_bench import (MIN_BATCHES, WARMUP, GpuMemoryPoller, cpu_jiffies, dataset_info,  # noqa: E402
-                       interval_cores, machine_info, run_row_process, select_rows, thread_groups,
-                       thread_line, warm_up)
+from gpu_bench import (MIN_BATCHES, WARMUP, GpuMemoryPoller, dataset_info,  # noqa: E402
+                       machine_info, run_row_process, select_rows, thread_line, timed, warm_up)
 GPU = "cuda"  # --dry-run makes it "cpu"
 SLUICE_KERNELS = ("ResizeFinishKernel", "WarpFinishKernel", "ColorFinishKernel", "FilterKernel")
 TORCH_KERNEL_MARKS = ("at::", "at_cuda_detail", "c10::")  # torch's own kernels' namespaces
@@ -301,15 +299,7 @@ class Consumer:
 def measure(it, consume, seconds: float, warmup_seconds: float = 0.0) -> dict:
     warm = warm_up(it, consume, warmup_seconds)
     sync()
-    g0, j0, t0 = thread_groups(), cpu_jiffies(), time.perf_counter()
-    n = done = 0
-    while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
-        images, _ = next(it)
-        consume(images)
-        n, done = n + images.shape[0], done + 1
-    sync()
-    el = time.perf_counter() - t0
-    return {"images": n, "batches": done, **interval_cores(g0, j0, el), "images_per_s": n / el, **warm}
+    return {**timed(it, consume, seconds, sync), **warm}
 
 
 def profiled_kernels(step, n: int) -> collections.Counter:

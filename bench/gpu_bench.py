@@ -133,6 +133,12 @@ def measure(batches, seconds: float, warmed=None, warmup_seconds: float = 0.0) -
     sync()
     if warmed is not None:
         warmed()
+    return {**timed(it, consume, seconds, sync), **warm}
+
+
+def timed(it, consume, seconds: float, sync) -> dict:
+    """At least `seconds` and MIN_BATCHES batches of `it` through `consume`, up to a sync():
+    images, batches, seconds, images/s and where the cores went meanwhile."""
     g0, j0, t0 = thread_groups(), cpu_jiffies(), time.perf_counter()
     n = done = 0
     while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
@@ -141,7 +147,7 @@ def measure(batches, seconds: float, warmed=None, warmup_seconds: float = 0.0) -
         n, done = n + images.shape[0], done + 1
     sync()
     el = time.perf_counter() - t0
-    return {"images": n, "batches": done, **interval_cores(g0, j0, el), "images_per_s": n / el, **warm}
+    return {"images": n, "batches": done, **interval_cores(g0, j0, el), "images_per_s": n / el}
 
 
 def interval_cores(groups_before: dict, jiffies_before: int, seconds: float) -> dict:
