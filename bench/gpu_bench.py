@@ -80,6 +80,14 @@ def cpu_jiffies() -> int:
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)  # minus idle and iowait
 
 
+def steal_jiffies() -> int:
+    """The machine's stolen CPU time so far (/proc/stat; 0 where not counted): in a VM, the time
+    its vCPUs were ready to run while the host ran something else."""
+    with open("/proc/stat") as f:
+        vals = [int(x) for x in f.readline().split()[1:]]
+    return vals[7] if len(vals) > 7 else 0
+
+
 def thread_groups() -> dict:
     """CPU seconds of this process's threads so far, summed by name: sluice's threads by their
     name without its trailing digits (sluice-cpu, sluice-io, sluice-nvjpeg, ...), the rest as
@@ -139,7 +147,7 @@ def measure(batches, seconds: float, warmed=None, warmup_seconds: float = 0.0) -
 def timed(it, consume, seconds: float, sync) -> dict:
     """At least `seconds` and MIN_BATCHES batches of `it` through `consume`, up to a sync():
     images, batches, seconds, images/s and where the cores went meanwhile."""
-    g0, j0, t0 = thread_groups(), cpu_jiffies(), time.perf_counter()
+    g0, j0, s0, t0 = thread_groups(), cpu_jiffies(), steal_jiffies(), time.perf_counter()
     n = done = 0
     while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
         images, _ = next(it)
@@ -147,16 +155,19 @@ def timed(it, consume, seconds: float, sync) -> dict:
         n, done = n + images.shape[0], done + 1
     sync()
     el = time.perf_counter() - t0
-    return {"images": n, "batches": done, **interval_cores(g0, j0, el), "images_per_s": n / el}
+    return {"images": n, "batches": done, **interval_cores(g0, j0, s0, el), "images_per_s": n / el}
 
 
-def interval_cores(groups_before: dict, jiffies_before: int, seconds: float) -> dict:
-    """From readings of thread_groups() and cpu_jiffies() taken `seconds` ago: the machine's
-    cores busy since, this process's threads' by group, and the difference (other processes)."""
-    busy = (cpu_jiffies() - jiffies_before) / os.sysconf("SC_CLK_TCK") / seconds
+def interval_cores(groups_before: dict, jiffies_before: int, steal_before: int, seconds: float) -> dict:
+    """From readings of thread_groups(), cpu_jiffies() and steal_jiffies() taken `seconds` ago:
+    the machine's cores busy since (stolen time included), the cores the host took from the VM,
+    this process's threads' by group, and the difference (other processes)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    busy = (cpu_jiffies() - jiffies_before) / hz / seconds
+    stolen = (steal_jiffies() - steal_before) / hz / seconds
     threads = thread_cores(groups_before, thread_groups(), seconds)
-    return {"seconds": seconds, "cores_busy": busy, "thread_cores": threads,
-            "other_processes_cores": max(0.0, busy - sum(threads.values()))}
+    return {"seconds": seconds, "cores_busy": busy, "cores_stolen": stolen, "thread_cores": threads,
+            "other_processes_cores": max(0.0, busy - stolen - sum(threads.values()))}
 
 
 def gpu_process_query():
@@ -520,12 +531,13 @@ def window_sequence(windows: list[dict]) -> str:
 
 
 def thread_line(rows: list) -> str:
-    """Where each measured row's cores went: its own threads by group, and other processes; ""
-    when no row has them."""
+    """Where each measured row's cores went: its own threads by group, other processes, and the
+    time the host took (stolen); "" when no row has them."""
     rows = [r for r in rows if r.get("thread_cores")]
     return "cores by thread group: " + "; ".join(
         f"{r['row']}: " + ", ".join(f"{g} {c:.1f}" for g, c in r["thread_cores"].items() if c >= 0.05)
-        + f", other processes {r.get('other_processes_cores', 0):.1f}" for r in rows) if rows else ""
+        + f", other processes {r.get('other_processes_cores', 0):.1f}, stolen {r.get('cores_stolen', 0):.2f}"
+        for r in rows) if rows else ""
 
 
 def ratio_line(data: str, rows: list) -> str:

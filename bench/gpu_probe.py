@@ -73,7 +73,7 @@ import tempfile
 import threading
 import time
 
-from gpu_bench import thread_cores, thread_groups, window_sequence, window_summary
+from gpu_bench import steal_jiffies, thread_cores, thread_groups, window_sequence, window_summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
@@ -226,7 +226,7 @@ def child(data: str, config: dict, seconds: float) -> None:
     uploads = Uploads(float(config["uploads"])) if "uploads" in config else None
     loader.reset_stats()
     g0 = thread_groups()
-    j0, t0, n = cpu_jiffies(), time.perf_counter(), 0
+    j0, s0, t0, n = cpu_jiffies(), steal_jiffies(), time.perf_counter(), 0
     while time.perf_counter() - t0 < seconds:
         images = next(it)
         sink += images[:, 0, 0, 0].float().sum()
@@ -234,12 +234,13 @@ def child(data: str, config: dict, seconds: float) -> None:
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     cores = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / dt
+    stolen = (steal_jiffies() - s0) / os.sysconf("SC_CLK_TCK") / dt
     g1 = thread_groups()
     groups = thread_cores(g0, g1, dt)
     st = loader.stats()
     poller.stop()
     uploaded = uploads.finish() if uploads else None
-    print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores,
+    print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores, "cores_stolen": stolen,
                       "routes": st.get("route_samples"), "windows": st.get("route_windows", []),
                       "engine_mpix_per_s": st.get("route_pixels", {}).get("hardware", 0) / 1e6 / dt,
                       "gpu_peak_mib": st.get("gpu_memory_peak", 0) / 2**20,
@@ -415,7 +416,8 @@ def main() -> int:
                 print("   ", line, flush=True)
             continue
         rows.append((config, result))
-        print(f"{config}: {result['images_per_s']:,.0f} img/s, {result['cores']:.1f} cores, "
+        print(f"{config}: {result['images_per_s']:,.0f} img/s, {result['cores']:.1f} cores "
+              f"({result.get('cores_stolen', 0):.2f} stolen), "
               f"routes {result['routes']}, pool peak {result['gpu_peak_mib']:.0f} MiB, "
               f"process {result['process_mib']:.0f} MiB, "
               f"threads {result['threads']}+{result['io']} io, engines busy {result['engine_busy']:.0%}, "
