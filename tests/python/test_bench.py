@@ -190,8 +190,26 @@ def test_a_measured_row_gives_its_threads_cores_by_name(monkeypatch):
     assert 0.3 <= cores["sluice-spin"] <= 1.2, cores
     assert cores.get("other", 0) < 0.5, cores
     assert r["other_processes_cores"] >= 0
+    assert r["cores_stolen"] >= 0
     line = gpu_bench.ratio_line("d", [{"row": "sluice GPU auto", "images_per_s": 1.0, **r}])
     assert "cores by thread group: sluice GPU auto: " in line and "sluice-spin " in line, line
+    assert ", stolen " in line, line
+
+
+def test_gpu_bench_interval_cores_leaves_stolen_time_out_of_other_processes(monkeypatch):
+    """Over 4 s, 8 busy CPU-seconds of which the host stole 2 (its /proc/stat readings faked):
+    2.0 cores busy, 0.5 stolen, and the other 1.5 (less this process's own threads, here idle)
+    counted as other processes'."""
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    import gpu_bench
+
+    hz = os.sysconf("SC_CLK_TCK")
+    groups = gpu_bench.thread_groups()
+    monkeypatch.setattr(gpu_bench, "cpu_jiffies", lambda: 1000 + 8 * hz)
+    monkeypatch.setattr(gpu_bench, "steal_jiffies", lambda: 300 + 2 * hz)
+    r = gpu_bench.interval_cores(groups, 1000, 300, 4.0)
+    assert r["cores_busy"] == 2.0 and r["cores_stolen"] == 0.5
+    assert 1.4 <= r["other_processes_cores"] <= 1.5, r
 
 
 def test_tune_bench_pairs_runs_by_round_and_takes_medians(monkeypatch):
