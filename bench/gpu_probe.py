@@ -73,16 +73,10 @@ import tempfile
 import threading
 import time
 
-from gpu_bench import steal_jiffies, thread_cores, thread_groups, window_sequence, window_summary
+from gpu_bench import cpu_jiffies, steal_jiffies, thread_cores, thread_groups, window_sequence, window_summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
-
-
-def cpu_jiffies() -> int:
-    with open("/proc/stat") as f:
-        vals = [int(x) for x in f.readline().split()[1:]]
-    return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)
 
 
 def parse(config: str) -> dict:
