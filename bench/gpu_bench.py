@@ -29,7 +29,8 @@ row and a hang costs --timeout seconds. A row builds its loader, takes 3 warm-up
 more until --warmup-seconds have passed since the first), then times at least --seconds and 6
 batches between two torch.cuda.synchronize() calls; each batch is consumed by a tiny reduction
 on the GPU (no per-batch sync). Cores busy: machine-wide /proc/stat jiffies over the timed
-interval, and the row process's own threads by name (/proc/self/task) over the same interval.
+interval, the part of them the VM's host took (steal), and the row process's own threads by name
+(/proc/self/task) over the same interval.
 GPU memory: the allocator's peak (sluice's pool or torch's reserved bytes) and the process's
 peak as NVML reports it (pynvml, else nvidia-smi).
 sluice rows: loader.stats() counts from the end of the warm-up (memory peaks from the start), and
