@@ -84,22 +84,27 @@ def test_a_warm_up_of_seconds_goes_on_past_its_batches_in_every_row(tmp_path):
 
 def test_the_shard_bench_warms_up_its_rows_as_the_others_do(tmp_path):
     # shard_bench.py packs the folder, serves the shards over HTTP and times a row from them,
-    # after 3 batches and at least --warmup-seconds.
+    # after 3 batches and at least --warmup-seconds; the memory-cache row times whole epochs.
+    # Both record where the cores went.
     pytest.importorskip("webdataset")
     data = tmp_path / "data"
     datasets.make_dataset(str(data), num_images=48, num_classes=2, width=(48, 64), progress=False)
     out = tmp_path / "shards.json"
     r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "shard_bench.py"), str(data), "--dry-run",
                         "--shard-mib", "1", "--seconds", "0.2", "--warmup-seconds", "1.5",
-                        "--rows", "sluice CPU HTTP", "--json", str(out)],
+                        "--rows", "sluice CPU HTTP,cache=memory", "--json", str(out)],
                        capture_output=True, text=True, timeout=300, env=CHILD_ENV)
     assert r.returncode == 0, r.stdout + r.stderr
     results = json.loads(out.read_text())
     assert results["pack"]["samples"] == 48
-    row = results["rows"][0]
+    cached, row = results["rows"]  # in the benchmark's order
     assert row["row"] == "sluice CPU HTTP" and row["images_per_s"] > 0, row
     assert row["warmup_seconds"] >= 1.5 and row["warmup_batches"] > 3, row
     assert "3 warm-up batches and >= 1.5 s" in r.stdout
+    assert cached["row"] == "sluice GPU files cache=memory" and cached["first_epoch"]["epochs"] == 1, cached
+    for timed in (row, cached, cached["first_epoch"]):
+        assert timed["cores_stolen"] >= 0 and timed["cores_busy"] >= timed["cores_stolen"], timed
+        assert "thread_cores" in timed, timed
 
 
 def test_rows_are_chosen_by_substrings_and_a_name_with_a_comma_by_its_whole_name(monkeypatch):
