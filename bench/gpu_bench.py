@@ -75,17 +75,22 @@ WARMUP_SECONDS = 0.0  # --warmup-seconds
 
 
 # ----------------------------------------------------------------------------- measurement
-def cpu_jiffies() -> int:
+def cpu_times() -> list[int]:
+    """The machine's CPU time so far by kind, in jiffies: /proc/stat's first line (user, nice,
+    system, idle, iowait, irq, softirq, steal, ...)."""
     with open("/proc/stat") as f:
-        vals = [int(x) for x in f.readline().split()[1:]]
+        return [int(x) for x in f.readline().split()[1:]]
+
+
+def cpu_jiffies() -> int:
+    vals = cpu_times()
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)  # minus idle and iowait
 
 
 def steal_jiffies() -> int:
-    """The machine's stolen CPU time so far (/proc/stat; 0 where not counted): in a VM, the time
-    its vCPUs were ready to run while the host ran something else."""
-    with open("/proc/stat") as f:
-        vals = [int(x) for x in f.readline().split()[1:]]
+    """The machine's stolen CPU time so far (0 where not counted): in a VM, the time its vCPUs
+    were ready to run while the host ran something else."""
+    vals = cpu_times()
     return vals[7] if len(vals) > 7 else 0
 
 

@@ -73,7 +73,7 @@ import tempfile
 import threading
 import time
 
-from gpu_bench import cpu_jiffies, steal_jiffies, thread_cores, thread_groups, window_sequence, window_summary
+from gpu_bench import cpu_jiffies, interval_cores, steal_jiffies, thread_groups, window_sequence, window_summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
@@ -227,19 +227,17 @@ def child(data: str, config: dict, seconds: float) -> None:
         n += images.shape[0]
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
-    cores = (cpu_jiffies() - j0) / os.sysconf("SC_CLK_TCK") / dt
-    stolen = (steal_jiffies() - s0) / os.sysconf("SC_CLK_TCK") / dt
-    g1 = thread_groups()
-    groups = thread_cores(g0, g1, dt)
+    cores = interval_cores(g0, j0, s0, dt)
     st = loader.stats()
     poller.stop()
     uploaded = uploads.finish() if uploads else None
-    print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores, "cores_stolen": stolen,
+    print(json.dumps({"images_per_s": n / dt, "uploads_mb_per_s": uploaded, "cores": cores["cores_busy"],
+                      "cores_stolen": cores["cores_stolen"],
                       "routes": st.get("route_samples"), "windows": st.get("route_windows", []),
                       "engine_mpix_per_s": st.get("route_pixels", {}).get("hardware", 0) / 1e6 / dt,
                       "gpu_peak_mib": st.get("gpu_memory_peak", 0) / 2**20,
                       "process_mib": (poller.peak or 0) / 2**20,
-                      "threads": st.get("num_threads"), "io": st.get("io_threads"), "groups": groups,
+                      "threads": st.get("num_threads"), "io": st.get("io_threads"), "groups": cores["thread_cores"],
                       "engine_busy": st.get("engine_busy_seconds", 0) / max(st.get("wall_seconds", 0), 1e-9),
                       "engine_threads": {k: v / max(st.get("wall_seconds", 0), 1e-9)
                                          for k, v in st.get("engine_thread_seconds", {}).items()},
