@@ -159,7 +159,8 @@ def test_a_measured_row_reports_each_routes_rate_and_warms_up_first(monkeypatch)
 def test_a_measured_row_gives_its_threads_cores_by_name(monkeypatch):
     # A thread named as sluice names its pool threads spins through the timed interval of a row
     # whose batches come slowly (the main thread sleeps): its group gets about one core, the
-    # sleeping main thread about none, and the table line names both.
+    # sleeping main thread about none, and the table line names both. The reference: the
+    # kernel's CPU clock of that thread (pthread_getcpuclockid), read when the bench reads /proc.
     monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
     import ctypes
     import threading
@@ -168,10 +169,11 @@ def test_a_measured_row_gives_its_threads_cores_by_name(monkeypatch):
     import torch
 
     monkeypatch.setattr(gpu_bench, "GPU", "cpu")
-    stop = threading.Event()
+    stop, named = threading.Event(), threading.Event()
 
     def spin():
         ctypes.CDLL(None).prctl(15, b"sluice-spin7", 0, 0, 0)  # PR_SET_NAME: this thread's name
+        named.set()  # named before the interval starts, or its earlier CPU would count in it
         while not stop.is_set():
             pass
 
@@ -184,15 +186,30 @@ def test_a_measured_row_gives_its_threads_cores_by_name(monkeypatch):
 
     spinner = threading.Thread(target=spin)
     spinner.start()
+    assert named.wait(10)
+    spin_clock, clock_readings = time.pthread_getcpuclockid(spinner.ident), []
+    read_groups = gpu_bench.thread_groups
+
+    def thread_groups():
+        clock_readings.append(time.clock_gettime(spin_clock))
+        return read_groups()
+
+    monkeypatch.setattr(gpu_bench, "thread_groups", thread_groups)
     try:
         r = gpu_bench.measured(make)("unused", 0.6)
     finally:
         stop.set()
         spinner.join()
     cores = r["thread_cores"]
+    assert len(clock_readings) == 2, clock_readings  # the interval's start and end
+    own = (clock_readings[1] - clock_readings[0]) / r["seconds"]
+    # /proc counts in ticks (10 ms): over 0.6 s about 0.03 cores either way.
+    assert abs(cores["sluice-spin"] - own) <= 0.1, (cores, own)
     # The GIL: the spinner holds it whenever the sleeping main thread does not need it (on a
     # loaded 2-core machine it may get less of a core; a wrong count would give about none).
-    assert 0.3 <= cores["sluice-spin"] <= 1.2, cores
+    # One thread above one core of the interval's wall time means the machine's CPU clocks and
+    # its wall clock disagree (the GPU machine gave 1.64 once, before the wait for the name).
+    assert 0.3 <= cores["sluice-spin"] <= 1.2, (cores, own)
     assert cores.get("other", 0) < 0.5, cores
     assert r["other_processes_cores"] >= 0
     assert r["cores_stolen"] >= 0
