@@ -153,7 +153,7 @@ def measure(batches, seconds: float, warmed=None, warmup_seconds: float = 0.0) -
 def timed(it, consume, seconds: float, sync) -> dict:
     """At least `seconds` and MIN_BATCHES batches of `it` through `consume`, up to a sync():
     images, batches, seconds, images/s and where the cores went meanwhile."""
-    g0, j0, s0, t0 = thread_groups(), cpu_jiffies(), steal_jiffies(), time.perf_counter()
+    before, t0 = core_reading(), time.perf_counter()
     n = done = 0
     while done < MIN_BATCHES or time.perf_counter() - t0 < seconds:
         images, _ = next(it)
@@ -161,18 +161,29 @@ def timed(it, consume, seconds: float, sync) -> dict:
         n, done = n + images.shape[0], done + 1
     sync()
     el = time.perf_counter() - t0
-    return {"images": n, "batches": done, **interval_cores(g0, j0, s0, el), "images_per_s": n / el}
+    return {"images": n, "batches": done, "seconds": el, **interval_cores(before), "images_per_s": n / el}
 
 
-def interval_cores(groups_before: dict, jiffies_before: int, steal_before: int, seconds: float) -> dict:
-    """From readings of thread_groups(), cpu_jiffies() and steal_jiffies() taken `seconds` ago:
-    the machine's cores busy since (stolen time included), the cores the host took from the VM,
-    this process's threads' by group, and the difference (other processes)."""
+def core_reading() -> dict:
+    """The counters interval_cores() compares (thread_groups(), cpu_jiffies(), steal_jiffies()),
+    stamped with the perf_counter() midpoint of reading them: the reading can take a large part
+    of a second where a Python thread spins, as each /proc read hands that thread the GIL."""
+    t0 = time.perf_counter()
+    groups, jiffies, steal = thread_groups(), cpu_jiffies(), steal_jiffies()
+    return {"at": (t0 + time.perf_counter()) / 2, "groups": groups, "jiffies": jiffies, "steal": steal}
+
+
+def interval_cores(before: dict, after: dict | None = None) -> dict:
+    """Between two core_reading()s (`after` read now if not given), over the time between their
+    stamps: the machine's cores busy (stolen time included), the cores the host took from the
+    VM, this process's threads' by group, and the difference (other processes)."""
+    after = after or core_reading()
+    seconds = after["at"] - before["at"]
     hz = os.sysconf("SC_CLK_TCK")
-    busy = (cpu_jiffies() - jiffies_before) / hz / seconds
-    stolen = (steal_jiffies() - steal_before) / hz / seconds
-    threads = thread_cores(groups_before, thread_groups(), seconds)
-    return {"seconds": seconds, "cores_busy": busy, "cores_stolen": stolen, "thread_cores": threads,
+    busy = (after["jiffies"] - before["jiffies"]) / hz / seconds
+    stolen = (after["steal"] - before["steal"]) / hz / seconds
+    threads = thread_cores(before["groups"], after["groups"], seconds)
+    return {"cores_seconds": seconds, "cores_busy": busy, "cores_stolen": stolen, "thread_cores": threads,
             "other_processes_cores": max(0.0, busy - stolen - sum(threads.values()))}
 
 

@@ -73,7 +73,7 @@ import tempfile
 import threading
 import time
 
-from gpu_bench import cpu_jiffies, interval_cores, steal_jiffies, thread_groups, window_sequence, window_summary
+from gpu_bench import core_reading, interval_cores, window_sequence, window_summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
@@ -219,15 +219,14 @@ def child(data: str, config: dict, seconds: float) -> None:
     torch.cuda.synchronize()
     uploads = Uploads(float(config["uploads"])) if "uploads" in config else None
     loader.reset_stats()
-    g0 = thread_groups()
-    j0, s0, t0, n = cpu_jiffies(), steal_jiffies(), time.perf_counter(), 0
+    before, t0, n = core_reading(), time.perf_counter(), 0
     while time.perf_counter() - t0 < seconds:
         images = next(it)
         sink += images[:, 0, 0, 0].float().sum()
         n += images.shape[0]
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
-    cores = interval_cores(g0, j0, s0, dt)
+    cores = interval_cores(before)
     st = loader.stats()
     poller.stop()
     uploaded = uploads.finish() if uploads else None

@@ -143,8 +143,7 @@ def memory_cache_row(spec: dict, seconds: float) -> dict:
 
     def timed(epochs: range, at_least: float = 0.0) -> dict:
         sync()
-        g0, j0, s0 = gpu_bench.thread_groups(), gpu_bench.cpu_jiffies(), gpu_bench.steal_jiffies()
-        t0, n, done = time.perf_counter(), 0, 0
+        before, t0, n, done = gpu_bench.core_reading(), time.perf_counter(), 0, 0
         for epoch in epochs:
             loader.set_epoch(epoch)
             for images, _ in loader:
@@ -154,7 +153,8 @@ def memory_cache_row(spec: dict, seconds: float) -> dict:
                 break
         sync()
         el = time.perf_counter() - t0
-        return {"images": n, "epochs": done, "images_per_s": n / el, **gpu_bench.interval_cores(g0, j0, s0, el)}
+        return {"images": n, "epochs": done, "seconds": el, "images_per_s": n / el,
+                **gpu_bench.interval_cores(before)}
 
     first, second = timed(range(0, 1)), timed(range(1, 2))
     loader.reset_stats()
