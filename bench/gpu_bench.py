@@ -82,15 +82,16 @@ def cpu_times() -> list[int]:
         return [int(x) for x in f.readline().split()[1:]]
 
 
-def cpu_jiffies() -> int:
-    vals = cpu_times()
+def cpu_jiffies(vals: list[int] | None = None) -> int:
+    """The machine's busy CPU time so far, from `vals` (a cpu_times() reading) or a new one."""
+    vals = vals or cpu_times()
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)  # minus idle and iowait
 
 
-def steal_jiffies() -> int:
+def steal_jiffies(vals: list[int] | None = None) -> int:
     """The machine's stolen CPU time so far (0 where not counted): in a VM, the time its vCPUs
-    were ready to run while the host ran something else."""
-    vals = cpu_times()
+    were ready to run while the host ran something else. From `vals` as cpu_jiffies()."""
+    vals = vals or cpu_times()
     return vals[7] if len(vals) > 7 else 0
 
 
@@ -169,8 +170,9 @@ def core_reading() -> dict:
     stamped with the perf_counter() midpoint of reading them: the reading can take a large part
     of a second where a Python thread spins, as each /proc read hands that thread the GIL."""
     t0 = time.perf_counter()
-    groups, jiffies, steal = thread_groups(), cpu_jiffies(), steal_jiffies()
-    return {"at": (t0 + time.perf_counter()) / 2, "groups": groups, "jiffies": jiffies, "steal": steal}
+    groups, times = thread_groups(), cpu_times()
+    return {"at": (t0 + time.perf_counter()) / 2, "groups": groups, "jiffies": cpu_jiffies(times),
+            "steal": steal_jiffies(times)}
 
 
 def interval_cores(before: dict, after: dict | None = None) -> dict:
