@@ -88,10 +88,9 @@ def cpu_jiffies(vals: list[int] | None = None) -> int:
     return sum(vals) - vals[3] - (vals[4] if len(vals) > 4 else 0)  # minus idle and iowait
 
 
-def steal_jiffies(vals: list[int] | None = None) -> int:
-    """The machine's stolen CPU time so far (0 where not counted): in a VM, the time its vCPUs
-    were ready to run while the host ran something else. From `vals` as cpu_jiffies()."""
-    vals = vals or cpu_times()
+def steal_jiffies(vals: list[int]) -> int:
+    """The machine's stolen CPU time in `vals`, a cpu_times() reading (0 where not counted): in a
+    VM, the time its vCPUs were ready to run while the host ran something else."""
     return vals[7] if len(vals) > 7 else 0
 
 
